@@ -1,0 +1,90 @@
+// Package capture owns the session log: the Frame envelope every capture
+// writes, reading logs back as a stream of frames, and the state directory
+// where logs live. It knows nothing about signals or verdicts.
+package capture
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Directions a frame can travel. Readers accept any other string too: such a
+// frame is treated as a protocol frame that no response can ever answer.
+const (
+	ClientToServer = "c2s"
+	ServerToClient = "s2c"
+	Stderr         = "stderr"
+	Meta           = "meta"
+)
+
+// Transports a frame can arrive on.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+)
+
+// ParamHeader is one Mcp-Param-* HTTP request header value.
+type ParamHeader struct {
+	Name     string `json:"name"`
+	Value    string `json:"value"`
+	Redacted bool   `json:"redacted,omitempty"`
+}
+
+// Frame is one envelope of a session log: one observed message, stderr line
+// or control record. Field order and names follow the log format, so that
+// logs written by other captures load unchanged.
+//
+// A Frame handed out by Reader aliases the reader's buffer, like the lines of
+// a bufio.Scanner: Raw and the string fields are valid only until the next
+// call to Next. Use Clone to keep a frame longer.
+type Frame struct {
+	SessionID          string          `json:"session_id"`
+	ServerLabel        string          `json:"server_label"`
+	Seq                uint64          `json:"seq"`
+	TS                 time.Time       `json:"ts"`
+	Direction          string          `json:"direction"`
+	Transport          string          `json:"transport"`
+	Raw                json.RawMessage `json:"raw,omitempty"`
+	Text               string          `json:"text,omitempty"`
+	McpMethod          string          `json:"mcp_method,omitempty"`
+	McpName            string          `json:"mcp_name,omitempty"`
+	McpProtocolVersion string          `json:"mcp_protocol_version,omitempty"`
+	McpParamHeaders    []ParamHeader   `json:"mcp_param_headers,omitempty"`
+	Batch              bool            `json:"batch,omitempty"`
+	ConnID             string          `json:"conn_id,omitempty"`
+	Truncated          bool            `json:"truncated,omitempty"`
+	Redacted           bool            `json:"redacted,omitempty"`
+	Status             int             `json:"status,omitempty"`
+	AuthChallenge      string          `json:"auth_challenge,omitempty"`
+}
+
+// HasBody reports whether the frame carries any observed content (a JSON
+// value or a text line). A frame without one is a bare HTTP status.
+func (f *Frame) HasBody() bool {
+	return len(f.Raw) > 0 || f.Text != ""
+}
+
+// Clone returns a copy of f that shares no memory with the reader's buffer.
+func (f Frame) Clone() Frame {
+	c := f
+	c.SessionID = strings.Clone(f.SessionID)
+	c.ServerLabel = strings.Clone(f.ServerLabel)
+	c.Direction = strings.Clone(f.Direction)
+	c.Transport = strings.Clone(f.Transport)
+	c.Raw = bytes.Clone(f.Raw)
+	c.Text = strings.Clone(f.Text)
+	c.McpMethod = strings.Clone(f.McpMethod)
+	c.McpName = strings.Clone(f.McpName)
+	c.McpProtocolVersion = strings.Clone(f.McpProtocolVersion)
+	c.ConnID = strings.Clone(f.ConnID)
+	c.AuthChallenge = strings.Clone(f.AuthChallenge)
+	if f.McpParamHeaders != nil {
+		c.McpParamHeaders = make([]ParamHeader, len(f.McpParamHeaders))
+		for i, h := range f.McpParamHeaders {
+			c.McpParamHeaders[i] = ParamHeader{Name: strings.Clone(h.Name), Value: strings.Clone(h.Value), Redacted: h.Redacted}
+		}
+	}
+	return c
+}

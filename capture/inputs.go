@@ -1,0 +1,152 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Input is one log to read: a file, or standard input.
+type Input struct {
+	Path  string // "" for stdin
+	Name  string // how errors and reports name it: the path as given, or "stdin"
+	Stdin bool
+}
+
+// ResolveInputs turns command-line arguments into logs to read, in order.
+// No argument means the newest non-empty log in the state directory. An
+// argument is "-" (stdin), an existing file or directory (every *.jsonl
+// directly inside, sorted by name, empty ones skipped), or else a session id
+// under <state>/sessions. A path that exists always wins over an id.
+func ResolveInputs(args []string) ([]Input, error) {
+	if len(args) == 0 {
+		in, err := newestLog(SessionsDir())
+		if err != nil {
+			return nil, err
+		}
+		return []Input{in}, nil
+	}
+	var out []Input
+	stdin := false
+	for _, arg := range args {
+		if arg == "-" {
+			if stdin {
+				return nil, errors.New("standard input (-) can be read only once")
+			}
+			stdin = true
+			out = append(out, Input{Name: "stdin", Stdin: true})
+			continue
+		}
+		ins, err := resolveArg(arg)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ins...)
+	}
+	return out, nil
+}
+
+func resolveArg(arg string) ([]Input, error) {
+	info, err := os.Stat(arg)
+	switch {
+	case err == nil && info.IsDir():
+		return dirLogs(arg)
+	case err == nil:
+		return []Input{{Path: arg, Name: arg}}, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("session log %s: %w", strconv.Quote(arg), unwrapPathError(err))
+	}
+	if strings.HasSuffix(arg, ".jsonl") || strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, filepath.Separator) {
+		return nil, fmt.Errorf("session log %q not found", arg)
+	}
+	p := SessionLogPath(arg)
+	if _, err := os.Stat(p); err != nil {
+		return nil, fmt.Errorf("session log %q not found", p)
+	}
+	return []Input{{Path: p, Name: p}}, nil
+}
+
+// dirLogs lists the non-empty *.jsonl files directly inside dir.
+func dirLogs(dir string) ([]Input, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, unwrapPathError(err))
+	}
+	var names []string
+	sawEmpty := false
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".jsonl") || e.IsDir() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if info.Size() == 0 {
+			sawEmpty = true
+			continue
+		}
+		names = append(names, e.Name())
+	}
+	if len(names) == 0 {
+		if sawEmpty {
+			return nil, fmt.Errorf("%s: no readable session logs (every *.jsonl file is empty)", dir)
+		}
+		return nil, fmt.Errorf("%s: no session logs (*.jsonl) in this directory", dir)
+	}
+	sort.Strings(names)
+	out := make([]Input, len(names))
+	for i, n := range names {
+		p := filepath.Join(dir, n)
+		out[i] = Input{Path: p, Name: p}
+	}
+	return out, nil
+}
+
+// newestLog picks the most recently modified non-empty log in dir.
+func newestLog(dir string) (Input, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Input{}, fmt.Errorf("%s: %w", dir, unwrapPathError(err))
+	}
+	var best string
+	var bestInfo fs.FileInfo
+	sawEmpty := false
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if info.Size() == 0 {
+			sawEmpty = true
+			continue
+		}
+		if bestInfo == nil || info.ModTime().After(bestInfo.ModTime()) {
+			best, bestInfo = e.Name(), info
+		}
+	}
+	if bestInfo == nil {
+		if sawEmpty {
+			return Input{}, fmt.Errorf("no readable session logs found in %s", dir)
+		}
+		return Input{}, fmt.Errorf("no session logs found in %s", dir)
+	}
+	p := filepath.Join(dir, best)
+	return Input{Path: p, Name: p}, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,111 @@
+package capture
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStateDir(t *testing.T) {
+	t.Setenv("MCPSNOOP_HOME", "/x/home")
+	t.Setenv("XDG_STATE_HOME", "/x/xdg")
+	if got := StateDir(); got != "/x/home" {
+		t.Errorf("MCPSNOOP_HOME: %s", got)
+	}
+	t.Setenv("MCPSNOOP_HOME", "")
+	if got := StateDir(); got != "/x/xdg/mcpsnoop" {
+		t.Errorf("XDG_STATE_HOME: %s", got)
+	}
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("HOME", "/x/user")
+	if got := StateDir(); got != "/x/user/.local/state/mcpsnoop" {
+		t.Errorf("HOME: %s", got)
+	}
+	if got := SessionLogPath("abc"); got != "/x/user/.local/state/mcpsnoop/sessions/abc.jsonl" {
+		t.Errorf("SessionLogPath: %s", got)
+	}
+}
+
+func write(t *testing.T, path, content string, mtime time.Time) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !mtime.IsZero() {
+		os.Chtimes(path, mtime, mtime)
+	}
+}
+
+func names(ins []Input) string {
+	var out []string
+	for _, in := range ins {
+		out = append(out, filepath.Base(in.Name))
+	}
+	return strings.Join(out, ",")
+}
+
+func TestResolveInputs(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("MCPSNOOP_HOME", home)
+	sessions := filepath.Join(home, "sessions")
+	day := func(d int) time.Time { return time.Date(2024, 1, d, 0, 0, 0, 0, time.UTC) }
+	write(t, filepath.Join(sessions, "old.jsonl"), "x", day(1))
+	write(t, filepath.Join(sessions, "new.jsonl"), "x", day(2))
+	write(t, filepath.Join(sessions, "empty.jsonl"), "", day(3))
+	work := t.TempDir()
+	write(t, filepath.Join(work, "dir", "b.jsonl"), "x", time.Time{})
+	write(t, filepath.Join(work, "dir", "a.jsonl"), "x", time.Time{})
+	write(t, filepath.Join(work, "dir", "notes.txt"), "x", time.Time{})
+	write(t, filepath.Join(work, "dir", "z.jsonl"), "", time.Time{})
+	write(t, filepath.Join(work, "emptydir", "z.jsonl"), "", time.Time{})
+	os.MkdirAll(filepath.Join(work, "nologs"), 0o755)
+	write(t, filepath.Join(work, "plain.log"), "x", time.Time{})
+	t.Chdir(work)
+
+	tests := []struct {
+		args []string
+		want string
+		err  string
+	}{
+		{args: nil, want: "new.jsonl"},
+		{args: []string{"-"}, want: "stdin"},
+		{args: []string{"dir"}, want: "a.jsonl,b.jsonl"},
+		{args: []string{"plain.log", "-", "dir/b.jsonl"}, want: "plain.log,stdin,b.jsonl"},
+		{args: []string{"old"}, want: "old.jsonl"},
+		{args: []string{"-", "-"}, err: "standard input (-) can be read only once"},
+		{args: []string{"missing.jsonl"}, err: `session log "missing.jsonl" not found`},
+		{args: []string{"a/b"}, err: `session log "a/b" not found`},
+		{args: []string{"nosuchid"}, err: `session log "` + filepath.Join(sessions, "nosuchid.jsonl") + `" not found`},
+		{args: []string{"nologs"}, err: "nologs: no session logs (*.jsonl) in this directory"},
+		{args: []string{"emptydir"}, err: "emptydir: no readable session logs"},
+	}
+	for _, tt := range tests {
+		got, err := ResolveInputs(tt.args)
+		if tt.err != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+				t.Errorf("%v: err = %v, want %q", tt.args, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || names(got) != tt.want {
+			t.Errorf("%v: got %q, %v; want %q", tt.args, names(got), err, tt.want)
+		}
+	}
+}
+
+func TestResolveNewestWithoutLogs(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("MCPSNOOP_HOME", home)
+	if _, err := ResolveInputs(nil); err == nil || !strings.HasPrefix(err.Error(), "no session logs found") {
+		t.Errorf("no dir: %v", err)
+	}
+	write(t, filepath.Join(home, "sessions", "e.jsonl"), "", time.Time{})
+	if _, err := ResolveInputs(nil); err == nil || !strings.HasPrefix(err.Error(), "no readable session logs found") {
+		t.Errorf("only empty: %v", err)
+	}
+}

@@ -1,0 +1,246 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ErrTornTail is returned by Reader.Next when the log's last line has no
+// newline and does not hold a complete envelope: the writer was killed in the
+// middle of a line. It is one lost frame, not a broken log.
+var ErrTornTail = errors.New("torn last line (the writer stopped mid-line)")
+
+// readChunk is how much the reader asks its source for at a time.
+const readChunk = 1 << 20
+
+// Reader streams the envelopes of a session log. Writers put one envelope
+// on a line; like other readers of the format it also accepts blank lines,
+// several envelopes on one line and an envelope spanning lines. Memory use is
+// bounded by the longest envelope, never by the log's size.
+type Reader struct {
+	src  io.Reader
+	name string
+
+	buf        []byte // read buffer; buf[start:end] is not yet consumed
+	start, end int
+	eof        bool
+	readErr    error
+
+	line int // lines consumed so far
+
+	// Slow-path state: an envelope that did not fit the one-line fast path.
+	acc       []byte // bytes of the value(s) being assembled, lines joined by '\n'
+	accLine   int    // line on which acc starts
+	scan      valueScanner
+	lastNoEOL bool // the line just consumed had no trailing newline (end of input)
+}
+
+// NewReader returns a Reader over src. name identifies the input in errors
+// (a path, or "stdin").
+func NewReader(src io.Reader, name string) *Reader {
+	return &Reader{src: src, name: name}
+}
+
+// Name is the input's name as given to NewReader.
+func (r *Reader) Name() string { return r.name }
+
+// Next returns the next envelope and the 1-based line on which it ends. At
+// the end of the log it returns io.EOF; for a torn last line, ErrTornTail
+// (after which the reader is exhausted). Any other error names the input and
+// the line where the bad value starts, and ends the read.
+func (r *Reader) Next() (Frame, int, error) {
+	for {
+		if len(r.acc) > 0 {
+			f, line, done, err := r.continueSlow()
+			if err != nil || done {
+				return f, line, err
+			}
+			continue
+		}
+		line, ok, err := r.nextLine()
+		if err != nil {
+			return Frame{}, 0, err
+		}
+		if !ok {
+			return Frame{}, 0, io.EOF
+		}
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 {
+			continue
+		}
+		if trimmed[0] == '{' && validJSON(trimmed) {
+			f, err := decodeEnvelope(trimmed)
+			if err != nil {
+				return Frame{}, 0, r.errorf(r.line, "%v", err)
+			}
+			return f, r.line, nil
+		}
+		r.acc = append(r.acc[:0], trimmed...)
+		r.accLine = r.line
+		r.scan = valueScanner{}
+	}
+}
+
+// continueSlow assembles values from acc, pulling more lines when a value is
+// still open. done reports that a frame (or an error) is being returned.
+func (r *Reader) continueSlow() (Frame, int, bool, error) {
+	for {
+		// Skip whitespace left between values.
+		i := 0
+		for i < len(r.acc) && isSpace(r.acc[i]) {
+			if r.acc[i] == '\n' {
+				r.accLine++
+			}
+			i++
+		}
+		if i > 0 {
+			r.acc = r.acc[i:]
+			r.scan.pos = 0
+		}
+		if len(r.acc) == 0 {
+			r.acc = r.acc[:0]
+			return Frame{}, 0, false, nil
+		}
+		if r.acc[0] != '{' {
+			return Frame{}, 0, true, r.badValue(r.acc, r.accLine)
+		}
+		end, state := r.scan.run(r.acc)
+		switch state {
+		case scanDone:
+			value := r.acc[:end]
+			endLine := r.accLine + bytes.Count(value, []byte{'\n'})
+			if !validJSON(value) {
+				return Frame{}, 0, true, r.syntaxError(value, r.accLine)
+			}
+			f, err := decodeEnvelope(value)
+			if err != nil {
+				return Frame{}, 0, true, r.errorf(r.accLine, "%v", err)
+			}
+			r.acc = r.acc[end:]
+			r.accLine = endLine
+			r.scan = valueScanner{}
+			if len(bytes.TrimSpace(r.acc)) == 0 {
+				r.acc = nil
+			}
+			return f, endLine, true, nil
+		case scanBad:
+			return Frame{}, 0, true, r.syntaxError(r.acc[:end], r.accLine)
+		}
+		// Still open: pull the next line.
+		line, ok, err := r.nextLine()
+		if err != nil {
+			return Frame{}, 0, true, err
+		}
+		if !ok {
+			startedOnLast := r.accLine == r.line && r.lastNoEOL
+			r.acc = nil
+			if startedOnLast {
+				return Frame{}, 0, true, ErrTornTail
+			}
+			return Frame{}, 0, true, r.errorf(r.accLine, "invalid JSONL envelope: unexpected end of input (an envelope starting here is never closed)")
+		}
+		r.acc = append(r.acc, '\n')
+		r.acc = append(r.acc, line...)
+	}
+}
+
+// nextLine returns the next line without its terminator. ok is false at the
+// end of input.
+func (r *Reader) nextLine() (line []byte, ok bool, err error) {
+	searched := 0
+	for {
+		if i := bytes.IndexByte(r.buf[r.start+searched:r.end], '\n'); i >= 0 {
+			nl := r.start + searched + i
+			line = r.buf[r.start:nl]
+			r.start = nl + 1
+			r.line++
+			r.lastNoEOL = false
+			return line, true, nil
+		}
+		searched = r.end - r.start
+		if r.eof {
+			if r.readErr != nil {
+				return nil, false, fmt.Errorf("%s: %w", r.name, r.readErr)
+			}
+			if r.start == r.end {
+				return nil, false, nil
+			}
+			line = r.buf[r.start:r.end]
+			r.start = r.end
+			r.line++
+			r.lastNoEOL = true
+			return line, true, nil
+		}
+		r.fill()
+	}
+}
+
+// fill reads more input, compacting or growing the buffer as needed.
+func (r *Reader) fill() {
+	if r.start > 0 {
+		n := copy(r.buf, r.buf[r.start:r.end])
+		r.start, r.end = 0, n
+	}
+	if len(r.buf)-r.end < readChunk {
+		grown := make([]byte, max(2*len(r.buf), r.end+readChunk))
+		copy(grown, r.buf[:r.end])
+		r.buf = grown
+	}
+	n, err := r.src.Read(r.buf[r.end:])
+	r.end += n
+	if err != nil {
+		r.eof = true
+		if err != io.EOF {
+			r.readErr = err
+		}
+	}
+}
+
+func (r *Reader) errorf(line int, format string, args ...any) error {
+	return fmt.Errorf("%s: line %d: %s", r.name, line, fmt.Sprintf(format, args...))
+}
+
+// syntaxError describes why value is not JSON, in encoding/json's words.
+func (r *Reader) syntaxError(value []byte, line int) error {
+	var v json.RawMessage
+	err := json.Unmarshal(value, &v)
+	if err == nil {
+		err = errors.New("malformed JSON")
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) && se.Offset > 0 && int(se.Offset) <= len(value) {
+		line += bytes.Count(value[:se.Offset-1], []byte{'\n'})
+	}
+	return r.errorf(line, "invalid JSONL envelope: %v", err)
+}
+
+// badValue reports a value that does not start an object.
+func (r *Reader) badValue(acc []byte, line int) error {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(acc))
+	if err := dec.Decode(&v); err != nil {
+		return r.syntaxError(acc, line)
+	}
+	return r.errorf(line, "invalid JSONL envelope: expected a JSON object, got %s", jsonKind(v))
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "an object"
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

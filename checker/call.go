@@ -1,0 +1,133 @@
+package checker
+
+import (
+	"time"
+)
+
+// callState is where a call stands (capture-store-export.md 6.4).
+type callState uint8
+
+const (
+	statePending callState = iota
+	stateCompleted
+	stateFailed
+	stateSuperseded
+	stateCancelled
+	stateStreaming
+)
+
+// callKey identifies a call: the request's direction, the raw JSON text of
+// its id and the HTTP connection. A null id also carries the request's seq so
+// that nothing can answer it.
+type callKey struct {
+	dir     string
+	id      string
+	conn    string
+	nullSeq uint64
+}
+
+// call is one request and whatever settled it. Strings are cloned from the
+// frame so a call never pins a whole envelope in memory.
+type call struct {
+	key         callKey
+	aliases     []callKey // keys of linked MRTR retries, answered as this call
+	method      string
+	tool        string // params.name of a tools/call
+	isTool      bool
+	start       time.Time
+	end         time.Time
+	cancelledAt time.Time
+	state       callState
+	// Where the request sits, for the pending finding.
+	seq     uint64
+	ordinal int // frame position within the session
+	path    string
+	line    int
+
+	answered   bool // got its first real answer, or a task handle
+	errored    bool
+	lateResult bool
+	taskID     string
+	roundTrips int
+	park       *parking // set while waiting on an input_required answer
+}
+
+// open reports whether the call can still take its first answer.
+func (c *call) open() bool {
+	return c.state == statePending || c.state == stateStreaming
+}
+
+// subject names the call in messages: "<method> <tool> (id <id>)".
+func (c *call) subject() string {
+	s := c.method
+	if s == "" {
+		s = "call"
+	}
+	if c.isTool && c.tool != "" {
+		s += " " + c.tool
+	}
+	if c.key.id != "" {
+		s += " (id " + c.key.id + ")"
+	}
+	return s
+}
+
+// settledWindow bounds how many answered calls a session remembers for
+// spotting duplicate and late responses. Older ones are forgotten, so a
+// duplicate arriving after this many other calls settled reads as unmatched.
+// It keeps check's memory flat however long the log is.
+const settledWindow = 1 << 15
+
+// callTable holds a session's calls: open ones until they settle, then a
+// bounded window of settled ones.
+type callTable struct {
+	open    map[callKey]*call
+	settled map[callKey]*call
+	ring    []settledEntry
+	next    int
+}
+
+type settledEntry struct {
+	key callKey
+	c   *call
+}
+
+func newCallTable() callTable {
+	return callTable{open: map[callKey]*call{}, settled: map[callKey]*call{}}
+}
+
+// lookup finds the call a key names, open calls first.
+func (t *callTable) lookup(k callKey) *call {
+	if c, ok := t.open[k]; ok {
+		return c
+	}
+	return t.settled[k]
+}
+
+// retire moves a call and its aliases from the open set to the window.
+func (t *callTable) retire(c *call) {
+	t.retireKey(c.key, c)
+	for _, k := range c.aliases {
+		t.retireKey(k, c)
+	}
+}
+
+func (t *callTable) retireKey(k callKey, c *call) {
+	if t.open[k] == c {
+		delete(t.open, k)
+	}
+	if k.nullSeq != 0 {
+		return // nothing can ever answer it
+	}
+	t.settled[k] = c
+	if len(t.ring) < settledWindow {
+		t.ring = append(t.ring, settledEntry{k, c})
+		return
+	}
+	old := t.ring[t.next]
+	if t.settled[old.key] == old.c {
+		delete(t.settled, old.key)
+	}
+	t.ring[t.next] = settledEntry{k, c}
+	t.next = (t.next + 1) % settledWindow
+}

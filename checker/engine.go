@@ -1,0 +1,127 @@
+// Package checker is mcpsnoop's check engine: it rebuilds sessions, calls,
+// MRTR chains and tasks from a stream of frames in one pass, computes the
+// signals and assertions, and returns the result as a plain Report. It does
+// no I/O beyond the frames it is handed and renders nothing.
+package checker
+
+import (
+	"strings"
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+)
+
+// Config is what a check is asked to judge.
+type Config struct {
+	// FailOn is the gate; nil means DefaultFailOn.
+	FailOn []Signal
+	// MaxDuration is the latency budget for finished tools/call calls; zero
+	// or negative disables it.
+	MaxDuration time.Duration
+	// ExpectTools must each have been called in every session.
+	ExpectTools []string
+	// ForbidTools must not have been called in any session.
+	ForbidTools []string
+	// MaxFindings caps Report.Findings; zero means DefaultMaxFindings.
+	MaxFindings int
+}
+
+// DefaultMaxFindings is how many findings a report keeps by default.
+const DefaultMaxFindings = 10000
+
+// Position says where a frame was read.
+type Position struct {
+	Path string // "" for stdin
+	Name string // the input's name as shown to users
+	Line int
+}
+
+// Engine consumes frames one at a time. Its memory grows with what is open
+// (in-flight calls, parked MRTR chains, per-tool aggregates, kept findings),
+// not with the number of frames.
+type Engine struct {
+	cfg      Config
+	gate     Gate
+	sessions map[string]*session
+	order    []*session
+	last     *session
+	findings findingSet
+}
+
+// New returns an engine for cfg.
+func New(cfg Config) *Engine {
+	if cfg.FailOn == nil {
+		cfg.FailOn = DefaultFailOn
+	}
+	if cfg.MaxFindings <= 0 {
+		cfg.MaxFindings = DefaultMaxFindings
+	}
+	return &Engine{
+		cfg:      cfg,
+		gate:     NewGate(cfg.FailOn),
+		sessions: map[string]*session{},
+		findings: findingSet{limit: cfg.MaxFindings},
+	}
+}
+
+// Ingest judges one frame. It reports false when the frame names no session
+// (such envelopes are not part of any session and are skipped). The frame's
+// bytes are not retained.
+func (e *Engine) Ingest(f *capture.Frame, pos Position) bool {
+	if f.SessionID == "" {
+		return false
+	}
+	s := e.sessions[f.SessionID]
+	if s == nil {
+		s = newSession(e, len(e.order), f, pos)
+		e.sessions[s.id] = s
+		e.order = append(e.order, s)
+	}
+	e.last = s
+	s.ingest(f, pos)
+	return true
+}
+
+// TornTail records that the input's last line was cut mid-write: one lost
+// frame of the session read last.
+func (e *Engine) TornTail() {
+	if e.last != nil {
+		e.last.counters.MissingFrames++
+	}
+}
+
+// Sessions is how many sessions have been seen so far.
+func (e *Engine) Sessions() int { return len(e.order) }
+
+// Report closes every session and returns the result. Call it once, after
+// the last frame.
+func (e *Engine) Report() *Report {
+	rep := &Report{FailOn: append([]Signal(nil), e.cfg.FailOn...), Verdict: Passed}
+	for _, s := range e.order {
+		sr := s.close()
+		rep.Sessions = append(rep.Sessions, sr)
+		if sr.Failed() {
+			rep.Verdict = Failed
+		}
+	}
+	labels := map[string]string{}
+	for _, s := range e.order {
+		labels[s.id] = s.label
+	}
+	rep.Findings, rep.FindingsTotal = e.findings.sorted(labels)
+	rep.FindingsTruncated = rep.FindingsTotal - len(rep.Findings)
+	return rep
+}
+
+// opposite is the direction a response travels for a request sent in dir.
+// Anything that is not c2s answers c2s, so a request with an unknown
+// direction can never be answered.
+func opposite(dir string) string {
+	if dir == capture.ClientToServer {
+		return capture.ServerToClient
+	}
+	return capture.ClientToServer
+}
+
+// clone copies s so that a kept string does not pin a frame's buffer.
+func clone(s string) string { return strings.Clone(s) }

@@ -1,0 +1,156 @@
+package checker
+
+import (
+	"container/heap"
+	"sort"
+	"strconv"
+)
+
+// Where a finding sits within its session, in report order.
+const (
+	phaseBaselineNote = iota
+	phaseFrames
+	phaseTools // baseline error, drift, schema
+	phaseIncomplete
+	phaseAssertions
+)
+
+// Order of findings on one frame.
+const (
+	rankError = iota
+	rankInvalid
+	rankWarn
+	rankMismatch
+	rankDeprecated
+	rankLateResult
+	rankPending
+)
+
+// findingInput is what a rule hands addFinding.
+type findingInput struct {
+	signal      Signal
+	rule        string // defaults to the signal's rule id
+	level       Level  // defaults to the gate's level for the signal
+	phase       int
+	ordinal     int // frame position within the session
+	rank        int
+	sessionWide bool
+	seq         uint64
+	path        string
+	line        int
+	method      string
+	tool        string
+	kind        string
+	text        string
+}
+
+// keptFinding is a finding plus what orders it.
+type keptFinding struct {
+	Finding
+	session, phase, ordinal, rank int
+	tuple                         fingerprintTuple
+	occurrence                    int
+}
+
+// before orders findings in report order.
+func (a *keptFinding) before(b *keptFinding) bool {
+	if a.session != b.session {
+		return a.session < b.session
+	}
+	if a.phase != b.phase {
+		return a.phase < b.phase
+	}
+	if a.ordinal != b.ordinal {
+		return a.ordinal < b.ordinal
+	}
+	return a.rank < b.rank
+}
+
+// keptBefore orders findings by how much they deserve a place when the
+// report is full: errors before notes, then report order.
+func (a *keptFinding) keptBefore(b *keptFinding) bool {
+	if a.Level != b.Level {
+		return a.Level == LevelError
+	}
+	return a.before(b)
+}
+
+// findingSet keeps the limit most deserving findings in a max-heap (the
+// least deserving on top, ready to be evicted) and counts all of them.
+type findingSet struct {
+	limit int
+	total int
+	items []*keptFinding
+}
+
+func (h *findingSet) Len() int           { return len(h.items) }
+func (h *findingSet) Less(i, j int) bool { return h.items[j].keptBefore(h.items[i]) }
+func (h *findingSet) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *findingSet) Push(x any)         { h.items = append(h.items, x.(*keptFinding)) }
+func (h *findingSet) Pop() any {
+	last := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return last
+}
+
+func (h *findingSet) add(k *keptFinding) {
+	h.total++
+	if len(h.items) < h.limit {
+		heap.Push(h, k)
+		return
+	}
+	if k.keptBefore(h.items[0]) {
+		h.items[0] = k
+		heap.Fix(h, 0)
+	}
+}
+
+// sorted returns the kept findings in report order with their fingerprints
+// filled in from the sessions' final labels, and the total found.
+func (h *findingSet) sorted(labels map[string]string) ([]Finding, int) {
+	items := append([]*keptFinding(nil), h.items...)
+	sort.Slice(items, func(i, j int) bool { return items[i].before(items[j]) })
+	out := make([]Finding, len(items))
+	for i, k := range items {
+		k.Fingerprint = fingerprint(labels[k.SessionID], k.tuple, k.occurrence)
+		out[i] = k.Finding
+	}
+	return out, h.total
+}
+
+// addFinding records a finding of this session.
+func (s *session) addFinding(in findingInput) {
+	rule := in.rule
+	if rule == "" {
+		rule = in.signal.RuleID()
+	}
+	level := in.level
+	if level == "" {
+		level = s.e.gate.Level(in.signal)
+	}
+	var msg string
+	switch {
+	case in.sessionWide:
+		msg = "session " + s.id + in.text
+	default:
+		msg = "session " + s.id + " frame " + strconv.FormatUint(in.seq, 10) + ": " + in.text
+	}
+	method, tool := clone(in.method), clone(in.tool)
+	tuple := fingerprintTuple{rule: rule, method: method, tool: tool, kind: in.kind}
+	occ := s.occurrences[tuple]
+	s.occurrences[tuple] = occ + 1
+	k := &keptFinding{
+		Finding: Finding{
+			Signal: in.signal, RuleID: rule, Level: level, SessionID: s.id,
+			Method: method, Tool: tool, Kind: in.kind, Message: msg,
+		},
+		session: s.index, phase: in.phase, ordinal: in.ordinal, rank: in.rank,
+		tuple: tuple, occurrence: occ,
+	}
+	if in.sessionWide {
+		k.Path = s.source.Path
+	} else {
+		k.Seq, k.Path, k.Line = in.seq, in.path, in.line
+	}
+	s.e.findings.add(k)
+}

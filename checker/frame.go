@@ -1,0 +1,131 @@
+package checker
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+)
+
+// frameCtx collects what the rules say about one frame. Findings are emitted
+// once every rule has run, because an error's message may quote the frame's
+// full warning string.
+type frameCtx struct {
+	s       *session
+	f       *capture.Frame
+	pos     Position
+	ordinal int
+	msg     message
+
+	warnings []string // warning texts in rule-table order
+	kinds    []string // their fixed templates
+	// The call the frame belongs to, for fingerprints.
+	method, tool string
+
+	errs       []frameError
+	isInvalid  bool
+	lateResult string // late-result message, when this frame is one
+}
+
+type frameError struct {
+	kind, text   string
+	quoteWarning bool // append ": <frame warning>" when the frame has one
+	method, tool string
+}
+
+// warn records a warning: its fixed template and its filled-in text.
+func (fc *frameCtx) warn(kind, text string) {
+	fc.kinds = append(fc.kinds, kind)
+	fc.warnings = append(fc.warnings, text)
+}
+
+func (fc *frameCtx) transportError() {
+	fc.s.counters.Errors++
+	fc.errs = append(fc.errs, frameError{
+		kind: "the transport failed with HTTP <status>",
+		text: "the transport failed with HTTP " + strconv.Itoa(fc.f.Status),
+	})
+}
+
+func (fc *frameCtx) invalid() {
+	fc.s.counters.Invalid++
+	fc.isInvalid = true
+}
+
+// callError counts an error on this frame for call c.
+func (fc *frameCtx) callError(c *call, detail string) {
+	fc.s.counters.Errors++
+	fc.errs = append(fc.errs, frameError{
+		kind:   "<subject> ended in an error: <detail>",
+		text:   c.subject() + " ended in an error: " + detail,
+		method: c.method, tool: c.tool,
+	})
+}
+
+// taskError counts the failure of task taskID, held by call c.
+func (fc *frameCtx) taskError(c *call, taskID, detail string) {
+	fc.s.counters.Errors++
+	fc.errs = append(fc.errs, frameError{
+		kind:   "<subject> failed as task <taskId>: <detail>",
+		text:   c.subject() + " failed as task " + taskID + ": " + detail,
+		method: c.method, tool: c.tool,
+	})
+}
+
+// unmatchedError counts an error response that answers no call.
+func (fc *frameCtx) unmatchedError() {
+	fc.s.counters.Errors++
+	fc.errs = append(fc.errs, frameError{
+		kind:         "error response could not be matched to a call",
+		text:         "error response could not be matched to a call",
+		quoteWarning: true,
+	})
+}
+
+// finish emits the frame's findings in report order: errors, invalid, warn,
+// mismatch, deprecated, late-result.
+func (fc *frameCtx) finish() {
+	s := fc.s
+	warning := strings.Join(fc.warnings, ", ")
+	if len(fc.warnings) > 0 {
+		s.counters.Warnings++
+	}
+	for _, e := range fc.errs {
+		text := e.text
+		if e.quoteWarning && warning != "" {
+			text += ": " + warning
+		}
+		method, tool := e.method, e.tool
+		if method == "" && tool == "" {
+			method, tool = fc.method, fc.tool
+		}
+		fc.emit(SignalError, rankError, method, tool, e.kind, text)
+	}
+	if fc.isInvalid {
+		fc.emit(SignalInvalid, rankInvalid, "", "",
+			"frame on the protocol channel is not valid JSON-RPC",
+			"frame on the protocol channel is not valid JSON-RPC")
+	}
+	if warning != "" {
+		fc.emit(SignalWarn, rankWarn, fc.method, fc.tool, strings.Join(fc.kinds, ", "), warning)
+	}
+	if fc.lateResult != "" {
+		fc.emit(SignalLateResult, rankLateResult, fc.method, fc.tool,
+			"<subject> was answered after it was cancelled: result arrived <delay> after cancellation", fc.lateResult)
+	}
+}
+
+func (fc *frameCtx) emit(sig Signal, rank int, method, tool, kind, text string) {
+	fc.s.addFinding(findingInput{
+		signal: sig, phase: phaseFrames, ordinal: fc.ordinal, rank: rank,
+		seq: fc.f.Seq, path: fc.pos.Path, line: fc.pos.Line,
+		method: method, tool: tool, kind: kind, text: text,
+	})
+}
+
+// belongsTo names the call the frame is about, for fingerprints.
+func (fc *frameCtx) belongsTo(c *call) {
+	if c != nil {
+		fc.method, fc.tool = c.method, c.tool
+	}
+}

@@ -1,0 +1,67 @@
+package checker
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
+
+// checkJSONRPCShape applies the JSON-RPC shape rules W1-W8 (check.md 3.3 A)
+// to every parsed JSON-RPC frame.
+func checkJSONRPCShape(fc *frameCtx) {
+	m := &fc.msg
+	switch {
+	case !m.hasRPC || m.jsonrpc.Type == gjson.Null || (m.jsonrpc.Type == gjson.String && m.jsonrpc.Str == ""):
+		fc.warn("missing jsonrpc=2.0", "missing jsonrpc=2.0")
+	case m.jsonrpc.Type != gjson.String || m.jsonrpc.Str != "2.0":
+		fc.warn("jsonrpc must be 2.0", "jsonrpc must be 2.0")
+	}
+	if m.kind == kindRequest {
+		checkRequestID(fc, m.id)
+		return
+	}
+	if m.method != "" || !m.hasID {
+		return
+	}
+	switch {
+	case m.hasResult && m.id.Type == gjson.Null:
+		fc.warn("result response id is null; it names no request", "result response id is null; it names no request")
+	}
+	switch {
+	case !m.hasResult && !m.hasError:
+		fc.warn("response has neither result nor error", "response has neither result nor error")
+	case m.hasResult && m.hasError:
+		fc.warn("response has both result and error", "response has both result and error")
+	}
+}
+
+// checkRequestID applies W3-W5: MCP ids are strings or integers.
+func checkRequestID(fc *frameCtx, id gjson.Result) {
+	const tail = "; MCP requires a string or integer id"
+	switch id.Type {
+	case gjson.Number:
+		if !isIntegral(id.Raw) {
+			fc.warn("request id <raw number> is not an integer"+tail, "request id "+id.Raw+" is not an integer"+tail)
+		}
+	case gjson.Null:
+		fc.warn("request id is null"+tail, "request id is null"+tail)
+	case gjson.True, gjson.False:
+		fc.warn("request id has type boolean"+tail, "request id has type boolean"+tail)
+	case gjson.JSON:
+		t := "object"
+		if id.IsArray() {
+			t = "array"
+		}
+		fc.warn("request id has type "+t+tail, "request id has type "+t+tail)
+	}
+}
+
+// isIntegral judges a JSON number by value: 2.0 and 1e3 are integers.
+func isIntegral(raw string) bool {
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return false
+	}
+	return f == math.Trunc(f)
+}

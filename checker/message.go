@@ -1,0 +1,193 @@
+package checker
+
+import (
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+)
+
+// msgKind is how a JSON-RPC frame is classified (check.md 1.3).
+type msgKind uint8
+
+const (
+	kindNotRPC msgKind = iota // raw absent, not an object, or no JSON-RPC member
+	kindRequest
+	kindNotification
+	kindResponse
+	kindOther // JSON-RPC, but neither of the above (e.g. {"jsonrpc":"2.0","id":1})
+)
+
+// message is a lazily parsed view of a frame's raw JSON-RPC body. Only the
+// top-level members are located up front; rules dig into params and result
+// on demand.
+type message struct {
+	kind      msgKind
+	jsonrpc   gjson.Result
+	hasRPC    bool // jsonrpc member present (any value)
+	id        gjson.Result
+	hasID     bool
+	method    string
+	params    gjson.Result
+	result    gjson.Result
+	hasResult bool
+	errorVal  gjson.Result
+	hasError  bool
+
+	// Read from the result in the same pass, as every response needs them.
+	resultTypeStr string
+	isError       bool
+}
+
+// bytesString views b as a string without copying. A frame's bytes do not
+// change while the engine ingests it, and anything kept is cloned.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// parseMessage classifies raw. It reads the top level once.
+func parseMessage(raw []byte) message {
+	var m message
+	if len(raw) == 0 || raw[0] != '{' {
+		return m
+	}
+	var methodVal gjson.Result
+	hasMethod := false
+	gjson.Parse(bytesString(raw)).ForEach(func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "jsonrpc":
+			m.jsonrpc, m.hasRPC = value, true
+		case "id":
+			m.id, m.hasID = value, true
+		case "method":
+			methodVal, hasMethod = value, true
+		case "params":
+			m.params = value
+		case "result":
+			m.result, m.hasResult = value, true
+		case "error":
+			m.errorVal, m.hasError = value, value.Type != gjson.Null
+		}
+		return true
+	})
+	if m.hasResult && m.result.IsObject() {
+		m.result.ForEach(func(key, value gjson.Result) bool {
+			switch key.Str {
+			case "resultType":
+				m.resultTypeStr = ""
+				if value.Type == gjson.String {
+					m.resultTypeStr = value.Str
+				}
+			case "isError":
+				m.isError = value.Type == gjson.True
+			}
+			return true
+		})
+	}
+	if hasMethod && methodVal.Type == gjson.String {
+		m.method = methodVal.Str
+	}
+	jsonrpcSet := m.hasRPC && !(m.jsonrpc.Type == gjson.String && m.jsonrpc.Str == "") && m.jsonrpc.Type != gjson.Null
+	if !jsonrpcSet && m.method == "" && !m.hasResult && !m.hasError {
+		return message{}
+	}
+	switch {
+	case m.method != "" && m.hasID:
+		m.kind = kindRequest
+	case m.method != "":
+		m.kind = kindNotification
+	case m.hasResult || m.hasError:
+		m.kind = kindResponse
+	default:
+		m.kind = kindOther
+	}
+	return m
+}
+
+// idText is the id as written, the raw JSON text that keys a call.
+func (m *message) idText() string { return m.id.Raw }
+
+// resultField returns a member of the result object.
+func (m *message) resultField(name string) gjson.Result {
+	if !m.hasResult || !m.result.IsObject() {
+		return gjson.Result{}
+	}
+	return m.result.Get(escapeKey(name))
+}
+
+// paramField returns a member of the params object.
+func (m *message) paramField(name string) gjson.Result {
+	if !m.params.IsObject() {
+		return gjson.Result{}
+	}
+	return m.params.Get(escapeKey(name))
+}
+
+// isErrorResult reports a tool-level failure: result.isError is true.
+func (m *message) isErrorResult() bool { return m.isError }
+
+// resultType is result.resultType when it is a string.
+func (m *message) resultType() string { return m.resultTypeStr }
+
+// opName is the operation name a request targets: params.name for
+// tools/call and prompts/get, params.uri for resource requests.
+func (m *message) opName() string {
+	return operationName(m.method, m.params)
+}
+
+func operationName(method string, params gjson.Result) string {
+	if !params.IsObject() {
+		return ""
+	}
+	var v gjson.Result
+	switch method {
+	case "tools/call", "prompts/get":
+		v = params.Get("name")
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		v = params.Get("uri")
+	default:
+		return ""
+	}
+	if v.Type == gjson.String {
+		return v.Str
+	}
+	return ""
+}
+
+// escapeKey makes a literal member name safe as a gjson path.
+func escapeKey(name string) string {
+	needs := false
+	for i := 0; i < len(name); i++ {
+		switch name[i] {
+		case '.', '*', '?', '|', '#', '@', '\\', '!', '=', '<', '>', '%':
+			needs = true
+		}
+	}
+	if !needs {
+		return name
+	}
+	out := make([]byte, 0, len(name)+4)
+	for i := 0; i < len(name); i++ {
+		switch name[i] {
+		case '.', '*', '?', '|', '#', '@', '\\', '!', '=', '<', '>', '%':
+			out = append(out, '\\')
+		}
+		out = append(out, name[i])
+	}
+	return string(out)
+}
+
+// errorDetail renders a JSON-RPC error object as "<message> (code <n>)".
+func errorDetail(errVal gjson.Result) string {
+	if !errVal.IsObject() {
+		return "the call failed"
+	}
+	msg := errVal.Get("message").String()
+	code := errVal.Get("code")
+	if code.Exists() {
+		return msg + " (code " + code.Raw + ")"
+	}
+	return msg
+}

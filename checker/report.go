@@ -1,0 +1,192 @@
+package checker
+
+// Verdict is the outcome of a check.
+type Verdict string
+
+const (
+	// Passed: no gated signal fired and no assertion failed.
+	Passed Verdict = "passed"
+	// Failed: a gated signal fired or an assertion failed ("findings").
+	Failed Verdict = "findings"
+	// Errored: nothing could be checked. The engine never returns it; the
+	// command line uses it for inputs it could not read.
+	Errored Verdict = "error"
+)
+
+// Level is how a finding is reported: an error when its signal is gated (or
+// it is an assertion), a note otherwise.
+type Level string
+
+const (
+	LevelError Level = "error"
+	LevelNote  Level = "note"
+)
+
+// Report is everything a renderer needs about one check run, as plain data.
+// Sessions appear in first-seen order; Findings in report order (session by
+// session, frame by frame). Nothing in it needs recomputing.
+type Report struct {
+	Verdict  Verdict
+	FailOn   []Signal
+	Sessions []*SessionReport
+	// Findings holds at most MaxFindings entries. When more were found the
+	// ones kept are the most severe (errors before notes), earliest first.
+	Findings []Finding
+	// FindingsTotal counts every finding, kept or not.
+	FindingsTotal int
+	// FindingsTruncated is FindingsTotal - len(Findings).
+	FindingsTruncated int
+}
+
+// Source is where a session's first frame was read.
+type Source struct {
+	Path      string // "" for stdin
+	Name      string // the path as given, or "stdin"
+	FirstLine int
+}
+
+// SessionReport is one session's summary.
+type SessionReport struct {
+	ID        string
+	Label     string
+	Transport string
+	Source    Source
+	RunIDs    []string
+	Counters  Counters
+	// FailedSignals are the gated signals with a non-zero count, in
+	// AllSignals order.
+	FailedSignals []Signal
+	Tools         []ToolStats
+	// Assertions holds every assertion evaluated for this session, passed
+	// or not, in evaluation order.
+	Assertions []AssertionResult
+	// LastToolsListLine is the log line of the session's last tools/list
+	// response (0 when there is none); session-wide tool findings point there.
+	LastToolsListLine int
+	LastToolsListPath string
+}
+
+// Failed reports whether the session fails the gate or an assertion.
+func (s *SessionReport) Failed() bool {
+	if len(s.FailedSignals) > 0 {
+		return true
+	}
+	for _, a := range s.Assertions {
+		if !a.Passed {
+			return true
+		}
+	}
+	return false
+}
+
+// FailedAssertions returns the session's failed assertions in order.
+func (s *SessionReport) FailedAssertions() []AssertionResult {
+	var out []AssertionResult
+	for _, a := range s.Assertions {
+		if !a.Passed {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Counters are a session's signal counts. Every signal is counted whether
+// or not it is gated.
+type Counters struct {
+	Errors         int `json:"errors"`
+	Invalid        int `json:"invalid"`
+	Warnings       int `json:"warnings"`
+	Mismatches     int `json:"mismatches"`
+	Pending        int `json:"pending"`
+	LateResults    int `json:"late_results"`
+	Deprecated     int `json:"deprecated"`
+	MissingFrames  int `json:"missing_frames"`
+	SchemaFindings int `json:"schema_findings"`
+	Drift          int `json:"drift"`
+}
+
+// Count returns the counter behind a signal.
+func (c Counters) Count(s Signal) int {
+	switch s {
+	case SignalError:
+		return c.Errors
+	case SignalInvalid:
+		return c.Invalid
+	case SignalWarn:
+		return c.Warnings
+	case SignalMismatch:
+		return c.Mismatches
+	case SignalPending:
+		return c.Pending
+	case SignalLateResult:
+		return c.LateResults
+	case SignalDrift:
+		return c.Drift
+	case SignalDeprecated:
+		return c.Deprecated
+	case SignalIncomplete:
+		return c.MissingFrames
+	case SignalSchema:
+		return c.SchemaFindings
+	}
+	return 0
+}
+
+// ToolStats aggregates a session's tools/call calls of one tool (MRTR
+// retries are part of their root call, not calls of their own).
+type ToolStats struct {
+	Name    string `json:"name"`
+	Calls   int    `json:"calls"`
+	Errors  int    `json:"errors"`
+	Pending int    `json:"pending"`
+	// Latency percentiles (nearest rank) over calls that finished, in ms.
+	P50Ms float64 `json:"p50_ms"`
+	P95Ms float64 `json:"p95_ms"`
+	P99Ms float64 `json:"p99_ms"`
+	// RoundTrips counts the requests the tool's calls put on the wire (a
+	// call answered at once is one; each MRTR retry adds one).
+	RoundTrips     int `json:"round_trips"`
+	ResultBytes    int `json:"result_bytes"`
+	MaxResultBytes int `json:"max_result_bytes"`
+}
+
+// Finding is one reportable observation: a frame that fired a signal, a
+// session-wide signal (incomplete), or a failed assertion.
+type Finding struct {
+	Signal Signal // "" for assertions
+	RuleID string // mcpsnoop/<signal>, or mcpsnoop/assertion
+	Level  Level
+	// SessionID and the frame's Seq (0 when the finding is session-wide).
+	SessionID string
+	Seq       uint64
+	// Path of the log holding the frame ("" for stdin) and its 1-based
+	// line there (0 when session-wide).
+	Path string
+	Line int
+	// Method and Tool (or operation name) of the call the frame belongs to.
+	Method string
+	Tool   string
+	// Kind is the message's fixed template, before ids and numbers are
+	// filled in; with Method and Tool it identifies the finding across
+	// captures.
+	Kind string
+	// Message is the full text, prefixed with the session and frame.
+	Message string
+	// Fingerprint is stable across re-captures of the same scenario: see
+	// the package's fingerprint.go.
+	Fingerprint string
+}
+
+// AssertionResult is one evaluated assertion.
+type AssertionResult struct {
+	Name    string `json:"name"` // max-duration, expect-tool or forbid-tool
+	Passed  bool   `json:"passed"`
+	Message string `json:"message"`
+}
+
+// AssertionMaxDuration and friends name the assertions.
+const (
+	AssertionMaxDuration = "max-duration"
+	AssertionExpectTool  = "expect-tool"
+	AssertionForbidTool  = "forbid-tool"
+)

@@ -1,0 +1,78 @@
+package checker
+
+import (
+	"github.com/tidwall/gjson"
+)
+
+// onRequest opens a call, or continues one when the request is a linked
+// MRTR retry.
+func (s *session) onRequest(fc *frameCtx) {
+	m := &fc.msg
+	f := fc.f
+	key := callKey{dir: f.Direction, id: m.idText(), conn: f.ConnID}
+	if m.id.Type == gjson.Null {
+		key.nullSeq = f.Seq
+		if key.nullSeq == 0 {
+			key.nullSeq = uint64(fc.ordinal) + 1<<62 // still unique, still unanswerable
+		}
+	}
+	if root := s.linkRetry(fc); root != nil {
+		fc.belongsTo(root)
+		root.roundTrips++
+		if root.isTool {
+			s.tool(root.tool).roundTrips++
+		}
+		if key.nullSeq == 0 {
+			root.aliases = append(root.aliases, clone2(key))
+			s.calls.open[root.aliases[len(root.aliases)-1]] = root
+		}
+		return
+	}
+
+	if prev, ok := s.calls.open[key]; ok && prev.open() {
+		// The id is reused while its call is in flight: the earlier call can
+		// never be answered now.
+		fc.warn("request reuses an id already in flight", "request reuses an id already in flight")
+		prev.state = stateSuperseded
+		prev.end = f.TS
+		s.unpark(prev)
+		s.calls.retire(prev)
+	}
+
+	name := m.opName()
+	c := &call{
+		key:        clone2(key),
+		method:     clone(m.method),
+		tool:       clone(name),
+		isTool:     m.method == "tools/call",
+		start:      f.TS,
+		seq:        f.Seq,
+		ordinal:    fc.ordinal,
+		path:       fc.pos.Path,
+		line:       fc.pos.Line,
+		roundTrips: 1,
+	}
+	if m.method == "subscriptions/listen" {
+		c.state = stateStreaming
+	} else {
+		c.state = statePending
+	}
+	if m.method == "tasks/get" || m.method == "tasks/update" || m.method == "tasks/cancel" {
+		if t := m.paramField("taskId"); t.Type == gjson.String {
+			c.taskID = clone(t.Str)
+		}
+	}
+	s.calls.open[c.key] = c
+	fc.belongsTo(c)
+	if c.isTool {
+		t := s.tool(c.tool)
+		t.calls++
+		t.roundTrips++
+		s.asserts.called(c.tool)
+	}
+}
+
+// clone2 copies a key's strings out of the frame buffer.
+func clone2(k callKey) callKey {
+	return callKey{dir: clone(k.dir), id: clone(k.id), conn: clone(k.conn), nullSeq: k.nullSeq}
+}

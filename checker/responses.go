@@ -1,0 +1,221 @@
+package checker
+
+import (
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/tidwall/gjson"
+)
+
+// onResponse matches a response to its call and settles, parks or flags it.
+func (s *session) onResponse(fc *frameCtx) {
+	m := &fc.msg
+	f := fc.f
+	c := s.calls.lookup(callKey{dir: opposite(f.Direction), id: m.idText(), conn: f.ConnID})
+	if c == nil {
+		if s.truncCredit > 0 {
+			// A truncated request we could not read is the likely question.
+			s.truncCredit--
+			return
+		}
+		fc.warn("response id has no matching request", "response id has no matching request")
+		if m.hasError {
+			fc.unmatchedError()
+		}
+		return
+	}
+	fc.belongsTo(c)
+	switch {
+	case c.state == stateCancelled && !c.answered:
+		s.lateAnswer(fc, c)
+	case c.open() && !c.answered:
+		s.firstAnswer(fc, c)
+	default:
+		fc.warn("duplicate response for the same id", "duplicate response for the same id")
+	}
+}
+
+// firstAnswer handles the first answer a call gets: an input_required or
+// task-handle result keeps it pending; anything else settles it.
+func (s *session) firstAnswer(fc *frameCtx, c *call) {
+	m := &fc.msg
+	if !m.hasError {
+		switch m.resultType() {
+		case "input_required":
+			s.park(c, m)
+			return
+		case "task":
+			if t := m.resultField("taskId"); c.isTool && t.Type == gjson.String && t.Str != "" {
+				c.answered = true
+				c.taskID = clone(t.Str)
+				s.tasks[c.taskID] = c
+				return
+			}
+		}
+	}
+	errored, detail := answerError(m)
+	s.settle(fc, c, errored, detail, resultSize(m))
+	s.answerSideEffects(fc, c)
+}
+
+// lateAnswer handles the first answer to a call that was cancelled.
+func (s *session) lateAnswer(fc *frameCtx, c *call) {
+	c.answered = true
+	if c.method == "subscriptions/listen" {
+		return // the graceful close of a cancelled stream
+	}
+	m := &fc.msg
+	c.lateResult = true
+	c.end = fc.f.TS
+	s.counters.LateResults++
+	errored, detail := answerError(m)
+	if errored {
+		c.errored = true
+		fc.callError(c, detail)
+	}
+	delay := duration(c.cancelledAt, c.end).Round(time.Millisecond)
+	fc.lateResult = c.subject() + " was answered after it was cancelled: result arrived " + delay.String() + " after cancellation"
+	s.finished(c, resultSize(m))
+	s.answerSideEffects(fc, c)
+}
+
+// settle ends a call with its final answer.
+func (s *session) settle(fc *frameCtx, c *call, errored bool, detail string, size int) {
+	c.answered = true
+	c.end = fc.f.TS
+	c.errored = errored
+	if errored {
+		c.state = stateFailed
+		fc.callError(c, detail)
+	} else {
+		c.state = stateCompleted
+	}
+	s.unpark(c)
+	s.calls.retire(c)
+	s.finished(c, size)
+}
+
+// answerSideEffects applies what an answer means beyond its call: a tasks/*
+// result reports on the task it names; a tools/list result is where
+// tool-wide findings point.
+func (s *session) answerSideEffects(fc *frameCtx, c *call) {
+	m := &fc.msg
+	switch c.method {
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		if !m.hasResult || !m.result.IsObject() {
+			return
+		}
+		id := c.taskID
+		if t := m.resultField("taskId"); t.Type == gjson.String {
+			id = t.Str
+		}
+		s.taskStatus(fc, id, m.resultField("status"), m.resultField("result"), m.resultField("error"))
+	case "tools/list":
+		s.lastToolsListLine, s.lastToolsListPath = fc.pos.Line, fc.pos.Path
+	}
+}
+
+// onNotification handles cancellation and task status reports.
+func (s *session) onNotification(fc *frameCtx) {
+	m := &fc.msg
+	switch m.method {
+	case "notifications/cancelled":
+		s.cancel(fc, m.paramField("requestId"))
+	case "notifications/tasks":
+		id := m.paramField("taskId")
+		if id.Type == gjson.String {
+			s.taskStatus(fc, id.Str, m.paramField("status"), m.paramField("result"), m.paramField("error"))
+		}
+	}
+}
+
+// cancel settles the call a notifications/cancelled names: a stream in
+// either direction, else a pending call sent in the notification's own
+// direction that is not backed by a task.
+func (s *session) cancel(fc *frameCtx, requestID gjson.Result) {
+	if !requestID.Exists() {
+		return
+	}
+	f := fc.f
+	id := requestID.Raw
+	for _, dir := range []string{capture.ClientToServer, capture.ServerToClient} {
+		if c := s.calls.open[callKey{dir: dir, id: id, conn: f.ConnID}]; c != nil && c.state == stateStreaming {
+			s.markCancelled(fc, c)
+			return
+		}
+	}
+	c := s.calls.open[callKey{dir: f.Direction, id: id, conn: f.ConnID}]
+	if c == nil || c.state != statePending || (c.isTool && c.taskID != "") {
+		return
+	}
+	s.markCancelled(fc, c)
+}
+
+func (s *session) markCancelled(fc *frameCtx, c *call) {
+	fc.belongsTo(c)
+	c.state = stateCancelled
+	c.cancelledAt = fc.f.TS
+	c.end = fc.f.TS
+	s.unpark(c)
+	s.calls.retire(c)
+}
+
+// taskStatus applies a task's reported status to the tools/call holding it.
+// Terminal statuses settle the call; failed, and completed with an isError
+// result, count an error on this frame; cancelled does not.
+func (s *session) taskStatus(fc *frameCtx, id string, status, result, errVal gjson.Result) {
+	c := s.tasks[id]
+	if c == nil || !c.open() || status.Type != gjson.String {
+		return
+	}
+	errored, detail := false, ""
+	switch status.Str {
+	case "completed":
+		if result.IsObject() && result.Get("isError").Type == gjson.True {
+			errored, detail = true, "the result is marked isError"
+		}
+		c.state = stateCompleted
+	case "failed":
+		errored, detail = true, "the call failed"
+		if errVal.IsObject() {
+			detail = errorDetail(errVal)
+		}
+		c.state = stateFailed
+	case "cancelled":
+		c.state = stateFailed
+	default:
+		return // still working
+	}
+	delete(s.tasks, id)
+	c.end = fc.f.TS
+	c.errored = errored
+	if errored {
+		c.state = stateFailed
+		fc.taskError(c, id, detail)
+	}
+	s.calls.retire(c)
+	size := 0
+	if result.Exists() {
+		size = len(result.Raw)
+	}
+	s.finished(c, size)
+}
+
+// answerError says whether an answer is a failure and how to describe it.
+func answerError(m *message) (bool, string) {
+	switch {
+	case m.hasError:
+		return true, errorDetail(m.errorVal)
+	case m.isErrorResult():
+		return true, "the result is marked isError"
+	}
+	return false, ""
+}
+
+// resultSize is the stored size of a result; JSON-RPC errors have none.
+func resultSize(m *message) int {
+	if m.hasError || !m.hasResult {
+		return 0
+	}
+	return len(m.result.Raw)
+}

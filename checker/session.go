@@ -1,0 +1,176 @@
+package checker
+
+import (
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+)
+
+// session is the running state of one session_id.
+type session struct {
+	e         *Engine
+	index     int
+	id        string
+	label     string
+	transport string
+	source    Source
+	counters  Counters
+
+	lastSeq     uint64
+	frames      int // frames ingested, the position of the next one
+	calls       callTable
+	parked      []*call          // calls waiting on an input_required answer, oldest first
+	tasks       map[string]*call // task id -> tools/call holding the handle
+	truncCredit int              // truncated c2s frames that may each absorb one unmatched response
+	tools       map[string]*toolAgg
+	asserts     assertionState
+	occurrences map[fingerprintTuple]int
+
+	lastToolsListLine int
+	lastToolsListPath string
+}
+
+func newSession(e *Engine, index int, f *capture.Frame, pos Position) *session {
+	return &session{
+		e:           e,
+		index:       index,
+		id:          clone(f.SessionID),
+		source:      Source{Path: pos.Path, Name: pos.Name, FirstLine: pos.Line},
+		calls:       newCallTable(),
+		tasks:       map[string]*call{},
+		tools:       map[string]*toolAgg{},
+		asserts:     newAssertionState(e.cfg),
+		occurrences: map[fingerprintTuple]int{},
+	}
+}
+
+// ingest judges one frame of this session.
+func (s *session) ingest(f *capture.Frame, pos Position) {
+	if f.ServerLabel != "" && f.ServerLabel != s.label {
+		s.label = clone(f.ServerLabel)
+	}
+	if s.transport == "" && f.Transport != "" {
+		s.transport = clone(f.Transport)
+	}
+	// Seq gaps are lost frames; reordered or repeated seqs add nothing.
+	if f.Seq > s.lastSeq {
+		s.counters.MissingFrames += int(min(f.Seq-s.lastSeq-1, uint64(1<<31)))
+		s.lastSeq = f.Seq
+	}
+	ordinal := s.frames
+	s.frames++
+
+	switch {
+	case f.Direction == capture.Meta, f.Direction == capture.Stderr:
+		return // control frames and stderr lines are never judged
+	case f.Truncated:
+		if f.Direction == capture.ClientToServer {
+			s.truncCredit++
+		}
+		return
+	}
+	fc := &frameCtx{s: s, f: f, pos: pos, ordinal: ordinal}
+	defer fc.finish()
+
+	if !f.HasBody() {
+		if f.Status >= 400 {
+			fc.transportError()
+		}
+		return // a bare status: a silent transport frame
+	}
+	fc.msg = parseMessage(f.Raw)
+	if fc.msg.kind == kindNotRPC {
+		if f.Status >= 400 {
+			fc.transportError()
+		} else {
+			fc.invalid()
+		}
+		return
+	}
+	checkJSONRPCShape(fc)
+	switch fc.msg.kind {
+	case kindRequest:
+		s.onRequest(fc)
+	case kindResponse:
+		s.onResponse(fc)
+	case kindNotification:
+		s.onNotification(fc)
+	}
+}
+
+// close ends the session: pending calls become findings, assertions are
+// evaluated, and the summary is built.
+func (s *session) close() *SessionReport {
+	// Calls still pending at the end, in request order.
+	var pending []*call
+	seen := map[*call]bool{}
+	for _, c := range s.calls.open {
+		if c.state == statePending && !seen[c] {
+			seen[c] = true
+			pending = append(pending, c)
+		}
+	}
+	sort.Slice(pending, func(i, j int) bool { return pending[i].ordinal < pending[j].ordinal })
+	for _, c := range pending {
+		s.addFinding(findingInput{
+			signal: SignalPending, phase: phaseFrames, ordinal: c.ordinal, rank: rankPending,
+			seq: c.seq, path: c.path, line: c.line, method: c.method, tool: c.tool,
+			kind: "<subject> never got a response", text: c.subject() + " never got a response",
+		})
+		if c.isTool {
+			s.tool(c.tool).pending++
+		}
+	}
+	s.counters.Pending = len(pending)
+
+	if n := s.counters.MissingFrames; n > 0 {
+		s.addFinding(findingInput{
+			signal: SignalIncomplete, phase: phaseIncomplete, sessionWide: true,
+			kind: "session has <n> dropped frame(s)",
+			text: " has " + strconv.Itoa(n) + " " + plural(n, "dropped frame", "dropped frames"),
+		})
+	}
+
+	sr := &SessionReport{
+		ID:                s.id,
+		Label:             s.label,
+		Transport:         s.transport,
+		Source:            s.source,
+		Counters:          s.counters,
+		Tools:             s.toolStats(),
+		LastToolsListLine: s.lastToolsListLine,
+		LastToolsListPath: s.lastToolsListPath,
+	}
+	sr.Assertions = s.asserts.evaluate(s.e.cfg)
+	for _, a := range sr.Assertions {
+		if !a.Passed {
+			s.addFinding(findingInput{
+				rule: RuleAssertion, level: LevelError, phase: phaseAssertions, sessionWide: true,
+				kind: a.Name, text: ": " + a.Message,
+			})
+		}
+	}
+	for _, sig := range s.e.cfg.FailOn {
+		if sr.Counters.Count(sig) > 0 {
+			sr.FailedSignals = append(sr.FailedSignals, sig)
+		}
+	}
+	return sr
+}
+
+// duration between two frame times; zero when either is unknown.
+func duration(start, end time.Time) time.Duration {
+	if start.IsZero() || end.IsZero() {
+		return 0
+	}
+	return end.Sub(start)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
+	"github.com/mcpsnoop/mcpsnoop/junit"
+	"github.com/mcpsnoop/mcpsnoop/report"
+	"github.com/mcpsnoop/mcpsnoop/sarif"
+	"github.com/spf13/cobra"
+)
+
+type checkOptions struct {
+	failOn      string
+	format      string
+	maxDuration time.Duration
+	expectTools []string
+	forbidTools []string
+	sarifPath   string
+	junitPath   string
+	jsonPath    string
+	logName     string
+}
+
+func newCheckCmd() *cobra.Command {
+	var o checkOptions
+	cmd := &cobra.Command{
+		Use:   "check [LOG|SESSION-ID|DIR|- ...]",
+		Short: "Check session logs and fail on protocol faults (the CI gate)",
+		Long: `Check reads one or more session logs, rebuilds every session in them, and
+fails when a gated signal fires or an assertion does not hold.
+
+Inputs: log paths, session ids (looked up in the state directory), directories
+(every *.jsonl directly inside, by name) and - for standard input. Without an
+argument the newest log in the state directory is checked.
+
+Signals for --fail-on: error, invalid, warn, mismatch, pending, late-result,
+drift, deprecated, incomplete, schema. Every signal is counted; only the gated
+ones fail the run.
+
+Exit codes: 0 passed, 1 a gated signal or an assertion failed, 2 nothing was
+checked (bad flag or unreadable input; the reason goes to stderr and nothing to
+stdout).`,
+		Example: `  mcpsnoop check run.jsonl
+  mcpsnoop check --fail-on error,invalid,warn,pending --max-duration 5s logs/
+  mcpsnoop check --format sarif --junit report.xml run.jsonl > results.sarif`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCheck(cmd, args, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.failOn, "fail-on", "error,invalid,warn", "comma-separated signals that fail the run")
+	f.StringVar(&o.format, "format", "text", "report on stdout: text, junit or sarif")
+	f.DurationVar(&o.maxDuration, "max-duration", 0, "fail when a finished tools/call took longer than this (e.g. 5s; 0 disables)")
+	f.StringArrayVar(&o.expectTools, "expect-tool", nil, "fail unless this tool was called (repeatable)")
+	f.StringArrayVar(&o.forbidTools, "forbid-tool", nil, "fail if this tool was called (repeatable)")
+	f.StringVar(&o.sarifPath, "sarif", "", "also write a SARIF report to this file")
+	f.StringVar(&o.junitPath, "junit", "", "also write a JUnit report to this file")
+	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file")
+	f.StringVar(&o.logName, "log-name", "", "file name to give SARIF results read from standard input")
+	return cmd
+}
+
+// checkFail is an error that stops check before anything was judged.
+func checkFail(format string, args ...any) error {
+	return &exitError{code: 2, msg: "mcpsnoop check: " + fmt.Sprintf(format, args...)}
+}
+
+func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
+	failOn, err := checker.ParseFailOn(o.failOn)
+	if err != nil {
+		return checkFail("%v", err)
+	}
+	format := strings.ToLower(strings.TrimSpace(o.format))
+	if format != "text" && format != "junit" && format != "sarif" {
+		return checkFail("--format must be text, junit, or sarif, got %q", o.format)
+	}
+	inputs, err := capture.ResolveInputs(args)
+	if err != nil {
+		return checkFail("%v", err)
+	}
+	outputs := map[string]string{"--sarif": o.sarifPath, "--junit": o.junitPath, "--json": o.jsonPath}
+	for _, flag := range []string{"--sarif", "--junit", "--json"} {
+		if p := outputs[flag]; p != "" {
+			if in := sameAsInput(p, inputs); in != "" {
+				return checkFail("%s %s would overwrite the input %s", flag, p, in)
+			}
+		}
+	}
+
+	eng := checker.New(checker.Config{
+		FailOn: failOn, MaxDuration: o.maxDuration,
+		ExpectTools: o.expectTools, ForbidTools: o.forbidTools,
+	})
+	for _, in := range inputs {
+		if err := ingestInput(eng, in, cmd.InOrStdin()); err != nil {
+			return checkFail("%v", err)
+		}
+	}
+	rep := eng.Report()
+
+	sarifOpts := sarif.Options{Version: appVersion(), LogName: o.logName}
+	render := map[string]func(io.Writer) error{
+		"text":  func(w io.Writer) error { return report.WriteText(w, rep) },
+		"junit": func(w io.Writer) error { return junit.Write(w, rep) },
+		"sarif": func(w io.Writer) error { return sarif.Write(w, rep, sarifOpts) },
+		"json":  func(w io.Writer) error { return report.WriteJSON(w, rep) },
+	}
+	// Render everything before writing anything, so a failure leaves no
+	// partial report behind and nothing on stdout.
+	var stdout bytes.Buffer
+	if err := render[format](&stdout); err != nil {
+		return checkFail("rendering the %s report: %v", format, err)
+	}
+	files := []struct{ path, format string }{{o.sarifPath, "sarif"}, {o.junitPath, "junit"}, {o.jsonPath, "json"}}
+	for _, out := range files {
+		if out.path == "" {
+			continue
+		}
+		var buf bytes.Buffer
+		if err := render[out.format](&buf); err != nil {
+			return checkFail("rendering the %s report: %v", out.format, err)
+		}
+		if err := atomicfile.Write(out.path, buf.Bytes(), 0o644); err != nil {
+			return checkFail("%v", err)
+		}
+	}
+	if _, err := cmd.OutOrStdout().Write(stdout.Bytes()); err != nil {
+		return checkFail("writing the report: %v", err)
+	}
+	if rep.Verdict != checker.Passed {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// ingestInput streams one log into the engine.
+func ingestInput(eng *checker.Engine, in capture.Input, stdin io.Reader) error {
+	var src io.Reader = stdin
+	if !in.Stdin {
+		f, err := os.Open(in.Path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Name, unwrapPath(err))
+		}
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Name, unwrapPath(err))
+		}
+		if info.IsDir() {
+			return fmt.Errorf("%s: is a directory", in.Name)
+		}
+		src = f
+	}
+	r := capture.NewReader(src, in.Name)
+	accepted := 0
+	for {
+		fr, line, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, capture.ErrTornTail) {
+			if accepted > 0 {
+				eng.TornTail()
+			}
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if eng.Ingest(&fr, checker.Position{Path: in.Path, Name: in.Name, Line: line}) {
+			accepted++
+		}
+	}
+	if accepted == 0 {
+		return fmt.Errorf("%s: no envelopes found", in.Name)
+	}
+	return nil
+}
+
+// sameAsInput returns the input that path names, if any.
+func sameAsInput(path string, inputs []capture.Input) string {
+	out, outErr := os.Stat(path)
+	abs, _ := filepath.Abs(path)
+	for _, in := range inputs {
+		if in.Stdin {
+			continue
+		}
+		if inAbs, _ := filepath.Abs(in.Path); inAbs == abs {
+			return in.Name
+		}
+		if outErr == nil {
+			if info, err := os.Stat(in.Path); err == nil && os.SameFile(out, info) {
+				return in.Name
+			}
+		}
+	}
+	return ""
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"io"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = ""
+
+// appVersion is the build's version: the linker-set one, else the module
+// version `go install` recorded, else 0.0.0-dev.
+func appVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && len(bi.Main.Version) > 1 && bi.Main.Version[0] == 'v' {
+		return bi.Main.Version[1:]
+	}
+	return "0.0.0-dev"
+}
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mcpsnoop",
+		Short: "See and gate the MCP traffic between AI clients and tool servers",
+		Long: `mcpsnoop records the JSON-RPC traffic between an MCP client and server into
+session logs, and checks those logs in CI: protocol errors, invalid frames,
+conformance warnings, hung calls and latency budgets.`,
+		Version:       appVersion(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newCheckCmd())
+	return root
+}

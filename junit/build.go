@@ -1,0 +1,135 @@
+package junit
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
+	"github.com/mcpsnoop/mcpsnoop/checker"
+)
+
+// Names and attribute values fixed by spec/check.md section 7.
+const (
+	suitesName     = "mcpsnoop check"
+	caseClassname  = "mcpsnoop.check"
+	failureType    = "mcpsnoop.check." // + signal
+	assertionType  = "mcpsnoop.check.assertion"
+	assertionsCase = "assertions"
+	zeroTime       = "0"
+)
+
+// nouns names what each signal counts, singular then plural.
+var nouns = map[checker.Signal][2]string{
+	checker.SignalError:      {"error", "errors"},
+	checker.SignalInvalid:    {"invalid frame", "invalid frames"},
+	checker.SignalWarn:       {"warning", "warnings"},
+	checker.SignalMismatch:   {"routing mismatch", "routing mismatches"},
+	checker.SignalPending:    {"pending call", "pending calls"},
+	checker.SignalLateResult: {"late result", "late results"},
+	checker.SignalDrift:      {"tool definition change", "tool definition changes"},
+	checker.SignalDeprecated: {"deprecated protocol feature", "deprecated protocol features"},
+	checker.SignalIncomplete: {"dropped frame", "dropped frames"},
+	checker.SignalSchema:     {"schema finding", "schema findings"},
+}
+
+// noun returns the word for count things of signal s.
+func noun(s checker.Signal, count int) string {
+	n, ok := nouns[s]
+	if !ok {
+		// Only reached if a signal is added without a noun; a test guards it.
+		return string(s) + " findings"
+	}
+	if count == 1 {
+		return n[0]
+	}
+	return n[1]
+}
+
+// build returns the JUnit model of rep: one testsuite per session, in
+// report order, with totals summed at the top. Strings are not sanitised
+// here; the encoder does that for every attribute and text.
+func build(rep *checker.Report) junit.Testsuites {
+	doc := junit.Testsuites{Name: suitesName, Time: zeroTime}
+	for _, s := range rep.Sessions {
+		doc.AddSuite(buildSuite(rep, s))
+	}
+	return doc
+}
+
+// buildSuite returns one session's testsuite: the 10 signal testcases in
+// checker.AllSignals order, then the assertions testcase.
+//
+// The baseline testcase of the spec (a skipped "<sid>/baseline" case before
+// the signal cases, emitted when the run recorded a first-seen baseline) is
+// not built: the Report does not carry that fact yet. When it does, add it
+// here with addCase before the signal cases; encode.go already writes
+// skipped results.
+func buildSuite(rep *checker.Report, s *checker.SessionReport) junit.Testsuite {
+	suite := junit.Testsuite{Name: s.ID, Time: zeroTime}
+	for _, sig := range checker.AllSignals {
+		addCase(&suite, signalCase(rep, s, sig))
+	}
+	addCase(&suite, assertionsTestcase(s))
+	return suite
+}
+
+// addCase adds tc to suite. A skipped case counts in tests but not in
+// skipped, which the spec keeps at 0 (spec/check.md section 15, quirk 9);
+// errors are never produced.
+func addCase(suite *junit.Testsuite, tc junit.Testcase) {
+	suite.AddTestcase(tc)
+	suite.Skipped = 0
+}
+
+// newCase returns a passing testcase named "<sid>/<name>".
+func newCase(sid, name string) junit.Testcase {
+	return junit.Testcase{
+		Classname: caseClassname,
+		Name:      sid + "/" + name,
+		Time:      zeroTime,
+	}
+}
+
+// signalCase returns the testcase of one signal. It fails only when the
+// signal is gated (in rep.FailOn) and the session counted it.
+func signalCase(rep *checker.Report, s *checker.SessionReport, sig checker.Signal) junit.Testcase {
+	tc := newCase(s.ID, string(sig))
+	count := s.Counters.Count(sig)
+	if count > 0 && slices.Contains(rep.FailOn, sig) {
+		reason := signalReason(s, sig, count)
+		tc.Failure = &junit.Result{
+			Message: reason,
+			Type:    failureType + string(sig),
+			Data:    reason,
+		}
+	}
+	return tc
+}
+
+// signalReason is the failure text of a gated signal. (For drift with a
+// baseline error the spec's reason is "tool baseline error: <error>"; the
+// Report has no such field yet, and the check belongs here when it does.)
+func signalReason(s *checker.SessionReport, sig checker.Signal, count int) string {
+	return fmt.Sprintf("session %s has %d %s", s.ID, count, noun(sig, count))
+}
+
+// assertionsTestcase returns the "<sid>/assertions" testcase, failing when
+// any of the session's assertions failed.
+func assertionsTestcase(s *checker.SessionReport) junit.Testcase {
+	tc := newCase(s.ID, assertionsCase)
+	failed := s.FailedAssertions()
+	if len(failed) == 0 {
+		return tc
+	}
+	msgs := make([]string, len(failed))
+	for i, a := range failed {
+		msgs[i] = a.Message
+	}
+	tc.Failure = &junit.Result{
+		Message: strings.Join(msgs, "; "),
+		Type:    assertionType,
+		Data:    strings.Join(msgs, "\n"),
+	}
+	return tc
+}

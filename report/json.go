@@ -1,0 +1,107 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/mcpsnoop/mcpsnoop/checker"
+)
+
+// JSONVersion is the version of the check JSON document.
+const JSONVersion = 1
+
+type jsonReport struct {
+	Version           int              `json:"version"`
+	Verdict           checker.Verdict  `json:"verdict"`
+	FailOn            []checker.Signal `json:"fail_on"`
+	Sessions          []jsonSession    `json:"sessions"`
+	Runs              []any            `json:"runs"`
+	Findings          []jsonFinding    `json:"findings"`
+	FindingsTotal     int              `json:"findings_total"`
+	FindingsTruncated int              `json:"findings_truncated"`
+	Assertions        []jsonAssertion  `json:"assertions"`
+}
+
+type jsonSession struct {
+	SessionID     string              `json:"session_id"`
+	ServerLabel   string              `json:"server_label"`
+	Transport     string              `json:"transport"`
+	Source        jsonSource          `json:"source"`
+	RunIDs        []string            `json:"run_ids"`
+	Counters      checker.Counters    `json:"counters"`
+	FailedSignals []checker.Signal    `json:"failed_signals"`
+	Tools         []checker.ToolStats `json:"tools"`
+	Interactions  []any               `json:"interactions"`
+	Elicitations  []any               `json:"elicitations"`
+}
+
+type jsonSource struct {
+	Path      string `json:"path"`
+	FirstLine int    `json:"first_line"`
+}
+
+type jsonFinding struct {
+	Signal      checker.Signal `json:"signal"`
+	RuleID      string         `json:"rule_id"`
+	Level       checker.Level  `json:"level"`
+	SessionID   string         `json:"session_id"`
+	Seq         uint64         `json:"seq"`
+	Line        int            `json:"line"`
+	Path        string         `json:"path,omitempty"`
+	Method      string         `json:"method"`
+	Tool        string         `json:"tool"`
+	Kind        string         `json:"kind"`
+	Message     string         `json:"message"`
+	Fingerprint string         `json:"fingerprint"`
+}
+
+type jsonAssertion struct {
+	checker.AssertionResult
+	SessionID string `json:"session_id"`
+}
+
+// WriteJSON writes the check report as one indented JSON document (shape:
+// spec/interfaces.md, "The check JSON report"). Lists are [] rather than
+// null so consumers can iterate without checks.
+func WriteJSON(w io.Writer, rep *checker.Report) error {
+	out := jsonReport{
+		Version: JSONVersion, Verdict: rep.Verdict, FailOn: nonNil(rep.FailOn),
+		Sessions: []jsonSession{}, Runs: []any{}, Findings: []jsonFinding{},
+		FindingsTotal: rep.FindingsTotal, FindingsTruncated: rep.FindingsTruncated,
+		Assertions: []jsonAssertion{},
+	}
+	for _, s := range rep.Sessions {
+		src := s.Source.Path
+		if src == "" {
+			src = s.Source.Name
+		}
+		out.Sessions = append(out.Sessions, jsonSession{
+			SessionID: s.ID, ServerLabel: s.Label, Transport: s.Transport,
+			Source:   jsonSource{Path: src, FirstLine: s.Source.FirstLine},
+			RunIDs:   nonNil(s.RunIDs),
+			Counters: s.Counters, FailedSignals: nonNil(s.FailedSignals),
+			Tools: nonNil(s.Tools), Interactions: []any{}, Elicitations: []any{},
+		})
+		for _, a := range s.Assertions {
+			out.Assertions = append(out.Assertions, jsonAssertion{AssertionResult: a, SessionID: s.ID})
+		}
+	}
+	for _, f := range rep.Findings {
+		out.Findings = append(out.Findings, jsonFinding{
+			Signal: f.Signal, RuleID: f.RuleID, Level: f.Level, SessionID: f.SessionID,
+			Seq: f.Seq, Line: f.Line, Path: f.Path, Method: f.Method, Tool: f.Tool,
+			Kind: f.Kind, Message: f.Message, Fingerprint: f.Fingerprint,
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
