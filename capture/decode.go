@@ -194,6 +194,11 @@ func (s *valueScanner) run(b []byte) (int, int) {
 		c := b[s.pos]
 		if s.inString {
 			switch {
+			case c == '\n':
+				// JSON strings cannot hold a raw newline: the line was cut
+				// inside a string.
+				s.pos++
+				return s.pos, scanBad
 			case s.escaped:
 				s.escaped = false
 			case c == '\\':

@@ -35,8 +35,15 @@ type Reader struct {
 	acc       []byte // bytes of the value(s) being assembled, lines joined by '\n'
 	accLine   int    // line on which acc starts
 	scan      valueScanner
+	nextCheck int  // acc size at which the open value is next checked as a JSON prefix
 	lastNoEOL bool // the line just consumed had no trailing newline (end of input)
 }
+
+// firstPrefixCheck is the size of an open value at which the reader first
+// checks that it is still a valid JSON prefix; the threshold then doubles, so
+// checking stays linear. It stops a torn line in the middle of a log from
+// swallowing the rest of the file.
+const firstPrefixCheck = 64 << 10
 
 // NewReader returns a Reader over src. name identifies the input in errors
 // (a path, or "stdin").
@@ -81,6 +88,7 @@ func (r *Reader) Next() (Frame, int, error) {
 		r.acc = append(r.acc[:0], trimmed...)
 		r.accLine = r.line
 		r.scan = valueScanner{}
+		r.nextCheck = firstPrefixCheck
 	}
 }
 
@@ -122,6 +130,7 @@ func (r *Reader) continueSlow() (Frame, int, bool, error) {
 			r.acc = r.acc[end:]
 			r.accLine = endLine
 			r.scan = valueScanner{}
+			r.nextCheck = firstPrefixCheck
 			if len(bytes.TrimSpace(r.acc)) == 0 {
 				r.acc = nil
 			}
@@ -144,7 +153,24 @@ func (r *Reader) continueSlow() (Frame, int, bool, error) {
 		}
 		r.acc = append(r.acc, '\n')
 		r.acc = append(r.acc, line...)
+		if len(r.acc) >= r.nextCheck {
+			r.nextCheck = 2 * len(r.acc)
+			if err := prefixError(r.acc); err != nil {
+				return Frame{}, 0, true, r.syntaxError(r.acc, r.accLine)
+			}
+		}
 	}
+}
+
+// prefixError reports a syntax error in b, which may be cut short: running
+// out of input is not an error here.
+func prefixError(b []byte) error {
+	var v json.RawMessage
+	err := json.NewDecoder(bytes.NewReader(b)).Decode(&v)
+	if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil
+	}
+	return err
 }
 
 // nextLine returns the next line without its terminator. ok is false at the
@@ -212,7 +238,9 @@ func (r *Reader) syntaxError(value []byte, line int) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) && se.Offset > 0 && int(se.Offset) <= len(value) {
-		line += bytes.Count(value[:se.Offset-1], []byte{'\n'})
+		if at := line + bytes.Count(value[:se.Offset-1], []byte{'\n'}); at != line {
+			return r.errorf(line, "invalid JSONL envelope: %v (at line %d; is this line cut short?)", err, at)
+		}
 	}
 	return r.errorf(line, "invalid JSONL envelope: %v", err)
 }

@@ -213,3 +213,22 @@ func TestReaderSourceError(t *testing.T) {
 type errReader struct{}
 
 func (errReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
+
+// A line cut short in the middle of a log is reported at that line without
+// reading the rest of the log into memory.
+func TestReaderCutLineMidLog(t *testing.T) {
+	good := `{"session_id":"s","seq":1,"raw":{"jsonrpc":"2.0","id":1,"result":{"content":[]}}}` + "\n"
+	for name, cut := range map[string]string{
+		"inside a string":  `{"session_id":"s","raw":{"text":"abc`,
+		"after a comma":    `{"session_id":"s","raw":{"a":1,`,
+		"after an opening": `{"session_id":"s","raw":[`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			input := good + cut + "\n" + strings.Repeat(good, 20000)
+			got := readAll(t, input)
+			if !strings.HasPrefix(got.err, "log.jsonl: line 2: invalid JSONL envelope") {
+				t.Fatalf("err = %q", got.err)
+			}
+		})
+	}
+}

@@ -87,8 +87,12 @@ func WriteJSON(w io.Writer, rep *checker.Report) error {
 		}
 	}
 	for _, f := range rep.Findings {
+		signal := f.Signal
+		if f.RuleID == checker.RuleAssertion {
+			signal = "assertion"
+		}
 		out.Findings = append(out.Findings, jsonFinding{
-			Signal: f.Signal, RuleID: f.RuleID, Level: f.Level, SessionID: f.SessionID,
+			Signal: signal, RuleID: f.RuleID, Level: f.Level, SessionID: f.SessionID,
 			Seq: f.Seq, Line: f.Line, Path: f.Path, Method: f.Method, Tool: f.Tool,
 			Kind: f.Kind, Message: f.Message, Fingerprint: f.Fingerprint,
 		})

@@ -89,12 +89,20 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		return checkFail("%v", err)
 	}
 	outputs := map[string]string{"--sarif": o.sarifPath, "--junit": o.junitPath, "--json": o.jsonPath}
+	seen := map[string]string{}
 	for _, flag := range []string{"--sarif", "--junit", "--json"} {
-		if p := outputs[flag]; p != "" {
-			if in := sameAsInput(p, inputs); in != "" {
-				return checkFail("%s %s would overwrite the input %s", flag, p, in)
-			}
+		p := outputs[flag]
+		if p == "" {
+			continue
 		}
+		if in := sameAsInput(p, inputs); in != "" {
+			return checkFail("%s %s would overwrite the input %s", flag, p, in)
+		}
+		abs, _ := filepath.Abs(p)
+		if other, dup := seen[abs]; dup {
+			return checkFail("%s and %s both name %s; give each report its own file", other, flag, p)
+		}
+		seen[abs] = flag
 	}
 
 	eng := checker.New(checker.Config{
@@ -122,6 +130,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		return checkFail("rendering the %s report: %v", format, err)
 	}
 	files := []struct{ path, format string }{{o.sarifPath, "sarif"}, {o.junitPath, "junit"}, {o.jsonPath, "json"}}
+	var writes []atomicfile.File
 	for _, out := range files {
 		if out.path == "" {
 			continue
@@ -130,9 +139,10 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		if err := render[out.format](&buf); err != nil {
 			return checkFail("rendering the %s report: %v", out.format, err)
 		}
-		if err := atomicfile.Write(out.path, buf.Bytes(), 0o644); err != nil {
-			return checkFail("%v", err)
-		}
+		writes = append(writes, atomicfile.File{Path: out.path, Data: buf.Bytes(), Perm: 0o644})
+	}
+	if err := atomicfile.WriteAll(writes); err != nil {
+		return checkFail("%v", err)
 	}
 	if _, err := cmd.OutOrStdout().Write(stdout.Bytes()); err != nil {
 		return checkFail("writing the report: %v", err)

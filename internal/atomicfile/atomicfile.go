@@ -4,41 +4,106 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
 
-// Write replaces path with data. On any failure the target is left as it
-// was and the temporary file is removed.
+// File is one file to write.
+type File struct {
+	Path string
+	Data []byte
+	Perm os.FileMode
+}
+
+// Write replaces path with data, atomically.
 func Write(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	return WriteAll([]File{{Path: path, Data: data, Perm: perm}})
+}
+
+// WriteAll writes several files as one step as far as a file system allows:
+// every target is checked and every temporary file written before the first
+// rename, so a bad path or a full disk leaves all targets as they were.
+func WriteAll(files []File) error {
+	for _, f := range files {
+		if err := checkTarget(f.Path); err != nil {
+			return err
+		}
 	}
-	name := tmp.Name()
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
+	temps := make([]string, 0, len(files))
+	cleanup := func() {
+		for _, t := range temps {
+			os.Remove(t)
+		}
 	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
+	for _, f := range files {
+		tmp, err := writeTemp(f)
+		if err != nil {
+			cleanup()
+			return err
+		}
+		temps = append(temps, tmp)
 	}
-	if err := tmp.Chmod(perm); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
+	for i, f := range files {
+		if err := os.Rename(temps[i], f.Path); err != nil {
+			cleanup()
+			return fmt.Errorf("write %s: %w", f.Path, reason(err))
+		}
 	}
 	return nil
+}
+
+// checkTarget fails early, with a plain reason, on a path that cannot be
+// written: a missing folder, or a directory where the file should go.
+func checkTarget(path string) error {
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("write %s: folder %s: %w", path, dir, reason(err))
+	case !info.IsDir():
+		return fmt.Errorf("write %s: %s is not a folder", path, dir)
+	}
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return fmt.Errorf("write %s: is a directory", path)
+	}
+	return nil
+}
+
+func writeTemp(f File) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(f.Path), "."+filepath.Base(f.Path)+".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", f.Path, reason(err))
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(f.Data)
+	if err == nil {
+		err = tmp.Chmod(f.Perm)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", fmt.Errorf("write %s: %w", f.Path, reason(err))
+	}
+	return name, nil
+}
+
+// reason strips the temp file's name from an error: users never saw it.
+func reason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
