@@ -1,37 +1,49 @@
 package capture
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 	"unsafe"
-
-	"github.com/tidwall/gjson"
 )
 
-// validJSON reports whether b is one syntactically valid JSON value. gjson's
-// validator is the fast path; encoding/json has the last word because it is
-// what the format's writers use (it accepts invalid UTF-8 in strings, for one).
-func validJSON(b []byte) bool {
-	return gjson.ValidBytes(b) || json.Valid(b)
-}
-
-// decodeEnvelope decodes one valid JSON object into a Frame without copying:
-// Raw and the string fields of the result alias data, which the caller must
-// leave untouched for as long as the frame is used. Field matching follows
+// decodeEnvelope validates data as one JSON object and decodes it into a
+// Frame, in one pass and without copying: Raw and the string fields of the
+// result alias data, which the caller must leave untouched for as long as
+// the frame is used. valid is false when data is not exactly one JSON object;
+// err reports a member of the wrong type. Field matching follows
 // encoding/json: an exact name first, else a case-insensitive one; unknown
 // fields are ignored and null leaves a field at its zero value.
-func decodeEnvelope(data []byte) (Frame, error) {
-	s := unsafe.String(unsafe.SliceData(data), len(data))
-	var f Frame
-	var err error
-	gjson.Parse(s).ForEach(func(key, value gjson.Result) bool {
-		err = f.setField(key.Str, value, data)
-		return err == nil
+func decodeEnvelope(data []byte) (f Frame, valid bool, err error) {
+	if len(data) == 0 || data[0] != '{' {
+		return f, false, nil
+	}
+	s := jsonScanner{b: data}
+	end := s.object(0, func(ks, ke, vs, ve int) bool {
+		if err == nil {
+			err = f.setField(memberName(data[ks:ke]), data[vs:ve:ve])
+		}
+		return true
 	})
-	return f, err
+	if end < 0 || s.ws(end) != len(data) {
+		return Frame{}, false, nil
+	}
+	return f, true, err
+}
+
+// memberName decodes a quoted member name; it views the bytes when there is
+// no escape to undo.
+func memberName(quoted []byte) string {
+	inner := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return unsafe.String(unsafe.SliceData(inner), len(inner))
+	}
+	var name string
+	json.Unmarshal(quoted, &name)
+	return name
 }
 
 var envelopeFields = []string{
@@ -40,7 +52,8 @@ var envelopeFields = []string{
 	"conn_id", "truncated", "redacted", "status", "auth_challenge",
 }
 
-func (f *Frame) setField(name string, v gjson.Result, data []byte) error {
+// setField stores one member; v is its (valid) JSON text.
+func (f *Frame) setField(name string, v []byte) error {
 	if !isEnvelopeField(name) {
 		for _, known := range envelopeFields {
 			if strings.EqualFold(name, known) {
@@ -49,8 +62,8 @@ func (f *Frame) setField(name string, v gjson.Result, data []byte) error {
 			}
 		}
 	}
-	if v.Type == gjson.Null && name != "raw" {
-		return nil
+	if v[0] == 'n' && name != "raw" {
+		return nil // null leaves the field as it is
 	}
 	var err error
 	switch name {
@@ -59,12 +72,12 @@ func (f *Frame) setField(name string, v gjson.Result, data []byte) error {
 	case "server_label":
 		f.ServerLabel, err = stringField(name, v)
 	case "seq":
-		if v.Type != gjson.Number {
+		if kindOf(v) != "a number" {
 			return typeError(name, v, "an unsigned integer")
 		}
-		f.Seq, err = strconv.ParseUint(v.Raw, 10, 64)
+		f.Seq, err = strconv.ParseUint(unsafe.String(unsafe.SliceData(v), len(v)), 10, 64)
 		if err != nil {
-			return fmt.Errorf("field seq: %s is not an unsigned integer", v.Raw)
+			return fmt.Errorf("field seq: %s is not an unsigned integer", v)
 		}
 	case "ts":
 		var ts string
@@ -79,7 +92,7 @@ func (f *Frame) setField(name string, v gjson.Result, data []byte) error {
 	case "transport":
 		f.Transport, err = stringField(name, v)
 	case "raw":
-		f.Raw = subslice(data, v)
+		f.Raw = v
 	case "text":
 		f.Text, err = stringField(name, v)
 	case "mcp_method":
@@ -89,11 +102,11 @@ func (f *Frame) setField(name string, v gjson.Result, data []byte) error {
 	case "mcp_protocol_version":
 		f.McpProtocolVersion, err = stringField(name, v)
 	case "mcp_param_headers":
-		if v.Type != gjson.JSON || !v.IsArray() {
+		if v[0] != '[' {
 			return typeError(name, v, "an array")
 		}
 		f.McpParamHeaders = nil
-		if e := json.Unmarshal(subslice(data, v), &f.McpParamHeaders); e != nil {
+		if e := json.Unmarshal(v, &f.McpParamHeaders); e != nil {
 			return fmt.Errorf("field mcp_param_headers: %v", e)
 		}
 	case "batch":
@@ -105,12 +118,12 @@ func (f *Frame) setField(name string, v gjson.Result, data []byte) error {
 	case "redacted":
 		f.Redacted, err = boolField(name, v)
 	case "status":
-		if v.Type != gjson.Number {
+		if kindOf(v) != "a number" {
 			return typeError(name, v, "an integer")
 		}
-		n, e := strconv.ParseInt(v.Raw, 10, 64)
+		n, e := strconv.ParseInt(string(v), 10, 64)
 		if e != nil || n != int64(int(n)) {
-			return fmt.Errorf("field status: %s is not an integer", v.Raw)
+			return fmt.Errorf("field status: %s is not an integer", v)
 		}
 		f.Status = int(n)
 	case "auth_challenge":
@@ -128,48 +141,52 @@ func isEnvelopeField(name string) bool {
 	return false
 }
 
-// subslice returns the bytes of v inside data without copying when gjson
-// knows where v sits, which it does for values reached by ForEach.
-func subslice(data []byte, v gjson.Result) []byte {
-	if v.Index > 0 && v.Index+len(v.Raw) <= len(data) && string(data[v.Index:v.Index+len(v.Raw)]) == v.Raw {
-		return data[v.Index : v.Index+len(v.Raw) : v.Index+len(v.Raw)]
-	}
-	return []byte(v.Raw)
-}
-
-func stringField(name string, v gjson.Result) (string, error) {
-	if v.Type != gjson.String {
+// stringField decodes a JSON string, viewing the bytes when there is no
+// escape to undo.
+func stringField(name string, v []byte) (string, error) {
+	if v[0] != '"' {
 		return "", typeError(name, v, "a string")
 	}
-	return v.Str, nil
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return unsafe.String(unsafe.SliceData(inner), len(inner)), nil
+	}
+	var out string
+	if err := json.Unmarshal(v, &out); err != nil {
+		return "", fmt.Errorf("field %s: %v", name, err)
+	}
+	return out, nil
 }
 
-func boolField(name string, v gjson.Result) (bool, error) {
-	switch v.Type {
-	case gjson.True:
+func boolField(name string, v []byte) (bool, error) {
+	switch v[0] {
+	case 't':
 		return true, nil
-	case gjson.False:
+	case 'f':
 		return false, nil
 	}
 	return false, typeError(name, v, "a boolean")
 }
 
-func typeError(name string, v gjson.Result, want string) error {
-	got := "a value"
-	switch v.Type {
-	case gjson.String:
-		got = "a string"
-	case gjson.Number:
-		got = "a number"
-	case gjson.True, gjson.False:
-		got = "a boolean"
-	case gjson.JSON:
-		got = "an object"
-		if v.IsArray() {
-			got = "an array"
-		}
+// kindOf names the type of a valid JSON value.
+func kindOf(v []byte) string {
+	switch v[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
 	}
-	return fmt.Errorf("field %s must be %s, got %s", name, want, got)
+	return "a number"
+}
+
+func typeError(name string, v []byte, want string) error {
+	return fmt.Errorf("field %s must be %s, got %s", name, want, kindOf(v))
 }
 
 // Scanner states.

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -19,6 +20,18 @@ func FuzzReader(f *testing.F) {
 			if i > len(data)+1 {
 				t.Fatalf("more frames than bytes")
 			}
+		}
+	})
+}
+
+// FuzzValidJSON holds the envelope scanner to encoding/json's verdict.
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e-3,-0,true,null,"x\u00e9\n"]}`, `{"a":01}`, `[1,]`, `"\x01"`, `{"a" 1}`, `1e`, `-`, `"\ud800"`, "\"\xff\"", ` {} `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := validJSON(data), json.Valid(data); got != want {
+			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", data, got, want)
 		}
 	})
 }

@@ -78,8 +78,8 @@ func (r *Reader) Next() (Frame, int, error) {
 		if len(trimmed) == 0 {
 			continue
 		}
-		if trimmed[0] == '{' && validJSON(trimmed) {
-			f, err := decodeEnvelope(trimmed)
+		f, valid, err := decodeEnvelope(trimmed)
+		if valid {
 			if err != nil {
 				return Frame{}, 0, r.errorf(r.line, "%v", err)
 			}
@@ -120,10 +120,10 @@ func (r *Reader) continueSlow() (Frame, int, bool, error) {
 		case scanDone:
 			value := r.acc[:end]
 			endLine := r.accLine + bytes.Count(value, []byte{'\n'})
-			if !validJSON(value) {
+			f, valid, err := decodeEnvelope(value)
+			if !valid {
 				return Frame{}, 0, true, r.syntaxError(value, r.accLine)
 			}
-			f, err := decodeEnvelope(value)
 			if err != nil {
 				return Frame{}, 0, true, r.errorf(r.accLine, "%v", err)
 			}

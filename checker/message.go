@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"bytes"
+	"encoding/json"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -47,7 +49,8 @@ func bytesString(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// parseMessage classifies raw. It reads the top level once.
+// parseMessage classifies raw. One walk locates the top-level members and,
+// inside an object result, the resultType and isError every response needs.
 func parseMessage(raw []byte) message {
 	var m message
 	if len(raw) == 0 || raw[0] != '{' {
@@ -55,8 +58,28 @@ func parseMessage(raw []byte) message {
 	}
 	var methodVal gjson.Result
 	hasMethod := false
-	gjson.Parse(bytesString(raw)).ForEach(func(key, value gjson.Result) bool {
-		switch key.Str {
+	members(raw, 0, func(key []byte, vs int) int {
+		var ve int
+		name := keyName(key)
+		if name == "result" && raw[vs] == '{' {
+			ve = members(raw, vs, func(k []byte, rvs int) int {
+				rve := skipValue(raw, rvs)
+				switch keyName(k) {
+				case "resultType":
+					m.resultTypeStr = ""
+					if raw[rvs] == '"' {
+						m.resultTypeStr = gjson.Parse(bytesString(raw[rvs:rve])).Str
+					}
+				case "isError":
+					m.isError = raw[rvs] == 't'
+				}
+				return rve
+			})
+		} else {
+			ve = skipValue(raw, vs)
+		}
+		value := gjson.Parse(bytesString(raw[vs:ve]))
+		switch name {
 		case "jsonrpc":
 			m.jsonrpc, m.hasRPC = value, true
 		case "id":
@@ -70,22 +93,8 @@ func parseMessage(raw []byte) message {
 		case "error":
 			m.errorVal, m.hasError = value, value.Type != gjson.Null
 		}
-		return true
+		return ve
 	})
-	if m.hasResult && m.result.IsObject() {
-		m.result.ForEach(func(key, value gjson.Result) bool {
-			switch key.Str {
-			case "resultType":
-				m.resultTypeStr = ""
-				if value.Type == gjson.String {
-					m.resultTypeStr = value.Str
-				}
-			case "isError":
-				m.isError = value.Type == gjson.True
-			}
-			return true
-		})
-	}
 	if hasMethod && methodVal.Type == gjson.String {
 		m.method = methodVal.Str
 	}
@@ -104,6 +113,17 @@ func parseMessage(raw []byte) message {
 		m.kind = kindOther
 	}
 	return m
+}
+
+// keyName is a quoted member name without its quotes, escapes undone.
+func keyName(quoted []byte) string {
+	inner := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return bytesString(inner)
+	}
+	var name string
+	json.Unmarshal(quoted, &name)
+	return name
 }
 
 // idText is the id as written, the raw JSON text that keys a call.
