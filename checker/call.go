@@ -79,33 +79,29 @@ func (c *call) subject() string {
 const settledWindow = 1 << 15
 
 // callTable holds a session's calls: open ones until they settle, then a
-// bounded window of settled ones.
+// bounded window of settled ones. A settled entry keeps the call itself only
+// while a late answer can still come (it was cancelled); otherwise just what
+// a duplicate-response warning names.
 type callTable struct {
 	open    map[callKey]*call
-	settled map[callKey]*call
-	ring    []settledEntry
+	pending map[*call]struct{} // calls still waiting for their answer
+	settled map[callKey]settledCall
+	ring    []callKey
 	next    int
 }
 
-type settledEntry struct {
-	key callKey
-	c   *call
+type settledCall struct {
+	method, tool string
+	cancelled    *call // set while a late answer is still possible
 }
 
 func newCallTable() callTable {
-	return callTable{open: map[callKey]*call{}, settled: map[callKey]*call{}}
-}
-
-// lookup finds the call a key names, open calls first.
-func (t *callTable) lookup(k callKey) *call {
-	if c, ok := t.open[k]; ok {
-		return c
-	}
-	return t.settled[k]
+	return callTable{open: map[callKey]*call{}, pending: map[*call]struct{}{}, settled: map[callKey]settledCall{}}
 }
 
 // retire moves a call and its aliases from the open set to the window.
 func (t *callTable) retire(c *call) {
+	delete(t.pending, c)
 	t.retireKey(c.key, c)
 	for _, k := range c.aliases {
 		t.retireKey(k, c)
@@ -113,21 +109,45 @@ func (t *callTable) retire(c *call) {
 }
 
 func (t *callTable) retireKey(k callKey, c *call) {
-	if t.open[k] == c {
-		delete(t.open, k)
+	if t.open[k] != c {
+		return // the key was taken over by a newer call
 	}
+	delete(t.open, k)
 	if k.nullSeq != 0 {
 		return // nothing can ever answer it
 	}
-	t.settled[k] = c
-	if len(t.ring) < settledWindow {
-		t.ring = append(t.ring, settledEntry{k, c})
-		return
+	entry := settledCall{method: c.method, tool: c.tool}
+	if c.state == stateCancelled && !c.answered {
+		entry.cancelled = c
 	}
-	old := t.ring[t.next]
-	if t.settled[old.key] == old.c {
-		delete(t.settled, old.key)
+	if _, known := t.settled[k]; !known {
+		if len(t.ring) < settledWindow {
+			t.ring = append(t.ring, k)
+		} else {
+			delete(t.settled, t.ring[t.next])
+			t.ring[t.next] = k
+			t.next = (t.next + 1) % settledWindow
+		}
 	}
-	t.ring[t.next] = settledEntry{k, c}
-	t.next = (t.next + 1) % settledWindow
+	t.settled[k] = entry
+}
+
+// answeredLate records that a cancelled call got its late answer: later
+// answers are duplicates.
+func (t *callTable) answeredLate(k callKey) {
+	if e, ok := t.settled[k]; ok {
+		e.cancelled = nil
+		t.settled[k] = e
+	}
+}
+
+// internDir returns a direction that does not alias the frame's buffer.
+func internDir(dir string) string {
+	switch dir {
+	case "c2s":
+		return "c2s"
+	case "s2c":
+		return "s2c"
+	}
+	return clone(dir)
 }

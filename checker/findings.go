@@ -50,6 +50,7 @@ type keptFinding struct {
 	session, phase, ordinal, rank int
 	tuple                         fingerprintTuple
 	occurrence                    int
+	serial                        int // creation order, the last tie-break
 }
 
 // before orders findings in report order.
@@ -63,7 +64,10 @@ func (a *keptFinding) before(b *keptFinding) bool {
 	if a.ordinal != b.ordinal {
 		return a.ordinal < b.ordinal
 	}
-	return a.rank < b.rank
+	if a.rank != b.rank {
+		return a.rank < b.rank
+	}
+	return a.serial < b.serial
 }
 
 // keptBefore orders findings by how much they deserve a place when the
@@ -94,6 +98,7 @@ func (h *findingSet) Pop() any {
 }
 
 func (h *findingSet) add(k *keptFinding) {
+	k.serial = h.total
 	h.total++
 	if len(h.items) < h.limit {
 		heap.Push(h, k)

@@ -8,8 +8,8 @@ import (
 )
 
 // parking is what an input_required answer left a call waiting with: the
-// requestState it issued (raw JSON text, and whether the member was there at
-// all) and the key set of its inputRequests.
+// requestState it issued (see stateValue, and whether the member was there
+// at all) and the key set of its inputRequests.
 type parking struct {
 	statePresent bool
 	state        string
@@ -20,7 +20,7 @@ type parking struct {
 func (s *session) park(c *call, m *message) {
 	p := &parking{}
 	if st := m.resultField("requestState"); st.Exists() {
-		p.statePresent, p.state = true, clone(st.Raw)
+		p.statePresent, p.state = true, clone(stateValue(st))
 	}
 	p.keys = clone(objectKeys(m.resultField("inputRequests")))
 	if c.park == nil {
@@ -59,7 +59,7 @@ func (s *session) linkRetry(fc *frameCtx) *call {
 	}
 	if hasState {
 		for _, c := range s.parked {
-			if c.park.statePresent && c.park.state == state.Raw {
+			if c.park.statePresent && c.park.state == stateValue(state) {
 				s.unpark(c)
 				return c
 			}
@@ -87,11 +87,21 @@ func (s *session) linkRetry(fc *frameCtx) *call {
 		fc.warn("MRTR retry is missing requestState", "MRTR retry is missing requestState")
 	case !issued.statePresent && state.Exists():
 		fc.warn("MRTR retry invented requestState", "MRTR retry invented requestState")
-	case issued.statePresent && state.Exists() && issued.state != state.Raw:
+	case issued.statePresent && state.Exists() && issued.state != stateValue(state):
 		fc.warn("MRTR retry changed requestState", "MRTR retry changed requestState")
 	}
 	s.unpark(found)
 	return found
+}
+
+// stateValue is what an echo of requestState must reproduce: the string it
+// encodes (so "a<b" and "a\u003cb" are the same state), or for a value that
+// is not a string, its JSON text.
+func stateValue(v gjson.Result) string {
+	if v.Type == gjson.String {
+		return "s" + v.Str
+	}
+	return "j" + v.Raw
 }
 
 // objectKeys returns an object's member names, sorted and joined by NUL;

@@ -23,6 +23,9 @@ func (s *session) onRequest(fc *frameCtx) {
 			s.tool(root.tool).roundTrips++
 		}
 		if key.nullSeq == 0 {
+			// The retry's id now answers for the root call. Should another
+			// call be in flight under that id, it stays pending (in
+			// calls.pending) though no answer can reach it any more.
 			root.aliases = append(root.aliases, clone2(key))
 			s.calls.open[root.aliases[len(root.aliases)-1]] = root
 		}
@@ -37,6 +40,7 @@ func (s *session) onRequest(fc *frameCtx) {
 		prev.end = f.TS
 		s.unpark(prev)
 		s.calls.retire(prev)
+		delete(s.calls.open, key)
 	}
 
 	name := m.opName()
@@ -56,6 +60,7 @@ func (s *session) onRequest(fc *frameCtx) {
 		c.state = stateStreaming
 	} else {
 		c.state = statePending
+		s.calls.pending[c] = struct{}{}
 	}
 	if m.method == "tasks/get" || m.method == "tasks/update" || m.method == "tasks/cancel" {
 		if t := m.paramField("taskId"); t.Type == gjson.String {
@@ -74,5 +79,5 @@ func (s *session) onRequest(fc *frameCtx) {
 
 // clone2 copies a key's strings out of the frame buffer.
 func clone2(k callKey) callKey {
-	return callKey{dir: clone(k.dir), id: clone(k.id), conn: clone(k.conn), nullSeq: k.nullSeq}
+	return callKey{dir: internDir(k.dir), id: clone(k.id), conn: clone(k.conn), nullSeq: k.nullSeq}
 }

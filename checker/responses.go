@@ -11,7 +11,21 @@ import (
 func (s *session) onResponse(fc *frameCtx) {
 	m := &fc.msg
 	f := fc.f
-	c := s.calls.lookup(callKey{dir: opposite(f.Direction), id: m.idText(), conn: f.ConnID})
+	key := callKey{dir: opposite(f.Direction), id: m.idText(), conn: f.ConnID}
+	c := s.calls.open[key]
+	if c == nil {
+		if sc, ok := s.calls.settled[key]; ok {
+			if sc.cancelled != nil && !sc.cancelled.answered {
+				fc.belongsTo(sc.cancelled)
+				s.lateAnswer(fc, sc.cancelled)
+				s.calls.answeredLate(key)
+				return
+			}
+			fc.method, fc.tool = sc.method, sc.tool
+			fc.warn("duplicate response for the same id", "duplicate response for the same id")
+			return
+		}
+	}
 	if c == nil {
 		if s.truncCredit > 0 {
 			// A truncated request we could not read is the likely question.
@@ -26,8 +40,6 @@ func (s *session) onResponse(fc *frameCtx) {
 	}
 	fc.belongsTo(c)
 	switch {
-	case c.state == stateCancelled && !c.answered:
-		s.lateAnswer(fc, c)
 	case c.open() && !c.answered:
 		s.firstAnswer(fc, c)
 	default:

@@ -104,13 +104,9 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 // evaluated, and the summary is built.
 func (s *session) close() *SessionReport {
 	// Calls still pending at the end, in request order.
-	var pending []*call
-	seen := map[*call]bool{}
-	for _, c := range s.calls.open {
-		if c.state == statePending && !seen[c] {
-			seen[c] = true
-			pending = append(pending, c)
-		}
+	pending := make([]*call, 0, len(s.calls.pending))
+	for c := range s.calls.pending {
+		pending = append(pending, c)
 	}
 	sort.Slice(pending, func(i, j int) bool { return pending[i].ordinal < pending[j].ordinal })
 	for _, c := range pending {
