@@ -73,36 +73,20 @@ func resolveArg(arg string) ([]Input, error) {
 
 // dirLogs lists the non-empty *.jsonl files directly inside dir.
 func dirLogs(dir string) ([]Input, error) {
-	entries, err := os.ReadDir(dir)
+	logs, sawEmpty, err := listLogs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, unwrapPathError(err))
 	}
-	var names []string
-	sawEmpty := false
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".jsonl") || e.IsDir() {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil || !info.Mode().IsRegular() {
-			continue
-		}
-		if info.Size() == 0 {
-			sawEmpty = true
-			continue
-		}
-		names = append(names, e.Name())
-	}
-	if len(names) == 0 {
+	if len(logs) == 0 {
 		if sawEmpty {
 			return nil, fmt.Errorf("%s: no readable session logs (every *.jsonl file is empty)", dir)
 		}
 		return nil, fmt.Errorf("%s: no session logs (*.jsonl) in this directory", dir)
 	}
-	sort.Strings(names)
-	out := make([]Input, len(names))
-	for i, n := range names {
-		p := filepath.Join(dir, n)
+	sort.Slice(logs, func(i, j int) bool { return logs[i].Name() < logs[j].Name() })
+	out := make([]Input, len(logs))
+	for i, info := range logs {
+		p := filepath.Join(dir, info.Name())
 		out[i] = Input{Path: p, Name: p}
 	}
 	return out, nil
@@ -110,13 +94,34 @@ func dirLogs(dir string) ([]Input, error) {
 
 // newestLog picks the most recently modified non-empty log in dir.
 func newestLog(dir string) (Input, error) {
-	entries, err := os.ReadDir(dir)
+	logs, sawEmpty, err := listLogs(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Input{}, fmt.Errorf("%s: %w", dir, unwrapPathError(err))
 	}
-	var best string
-	var bestInfo fs.FileInfo
-	sawEmpty := false
+	var best fs.FileInfo
+	for _, info := range logs {
+		if best == nil || info.ModTime().After(best.ModTime()) {
+			best = info
+		}
+	}
+	if best == nil {
+		if sawEmpty {
+			return Input{}, fmt.Errorf("no readable session logs found in %s", dir)
+		}
+		return Input{}, fmt.Errorf("no session logs found in %s", dir)
+	}
+	p := filepath.Join(dir, best.Name())
+	return Input{Path: p, Name: p}, nil
+}
+
+// listLogs returns the regular, non-empty *.jsonl files directly inside dir,
+// and whether it skipped empty ones (a capture that never started leaves an
+// empty log behind).
+func listLogs(dir string) (logs []fs.FileInfo, sawEmpty bool, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false, err
+	}
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
 			continue
@@ -129,18 +134,9 @@ func newestLog(dir string) (Input, error) {
 			sawEmpty = true
 			continue
 		}
-		if bestInfo == nil || info.ModTime().After(bestInfo.ModTime()) {
-			best, bestInfo = e.Name(), info
-		}
+		logs = append(logs, info)
 	}
-	if bestInfo == nil {
-		if sawEmpty {
-			return Input{}, fmt.Errorf("no readable session logs found in %s", dir)
-		}
-		return Input{}, fmt.Errorf("no session logs found in %s", dir)
-	}
-	p := filepath.Join(dir, best)
-	return Input{Path: p, Name: p}, nil
+	return logs, sawEmpty, nil
 }
 
 func unwrapPathError(err error) error {
