@@ -44,6 +44,7 @@ type call struct {
 	path    string
 	line    int
 
+	cursored   bool // a tools/list request for a later page (it extends the inventory)
 	answered   bool // got its first real answer, or a task handle
 	errored    bool
 	lateResult bool

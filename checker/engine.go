@@ -24,6 +24,9 @@ type Config struct {
 	ForbidTools []string
 	// MaxFindings caps Report.Findings; zero means DefaultMaxFindings.
 	MaxFindings int
+	// Baseline keeps the trusted tool definitions drift is judged against;
+	// nil leaves drift unjudged.
+	Baseline BaselineStore
 }
 
 // DefaultMaxFindings is how many findings a report keeps by default.
@@ -97,9 +100,31 @@ func (e *Engine) Sessions() int { return len(e.order) }
 // the last frame.
 func (e *Engine) Report() *Report {
 	rep := &Report{FailOn: append([]Signal(nil), e.cfg.FailOn...), Verdict: Passed}
+	created, verified := false, false
 	for _, s := range e.order {
 		sr := s.close()
 		rep.Sessions = append(rep.Sessions, sr)
+		b := sr.Baseline
+		created = created || b.Created
+		verified = verified || (b.Checked && !b.Created && b.Error == "")
+	}
+	// A run that gates on drift but could only record baselines verified
+	// nothing, and must not pass as if it had.
+	recordedOnly := e.gate[SignalDrift] && created && !verified
+	for i, s := range e.order {
+		sr := rep.Sessions[i]
+		if sr.Baseline.Created {
+			if recordedOnly {
+				sr.Baseline.RecordedOnly = true
+				sr.Counters.Drift++
+			}
+			s.recordedFinding(sr)
+		}
+		for _, sig := range e.cfg.FailOn {
+			if sr.Counters.Count(sig) > 0 {
+				sr.FailedSignals = append(sr.FailedSignals, sig)
+			}
+		}
 		if sr.Failed() {
 			rep.Verdict = Failed
 		}

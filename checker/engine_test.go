@@ -158,7 +158,7 @@ func TestSignals(t *testing.T) {
 		},
 		{
 			name: "server requests are answered by the client",
-			log:  logOf("s", `1 s2c 0 {"jsonrpc":"2.0","id":1,"method":"roots/list"}`, `2 c2s 5 {"jsonrpc":"2.0","id":1,"result":{"roots":[]}}`),
+			log:  logOf("s", `1 s2c 0 {"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{}}`, `2 c2s 5 {"jsonrpc":"2.0","id":1,"result":{"action":"decline"}}`),
 		},
 		{
 			name: "tasks: failed via notification, completed isError via tasks/get, cancelled is no error",

@@ -35,6 +35,7 @@ type findingInput struct {
 	ordinal     int // frame position within the session
 	rank        int
 	sessionWide bool
+	toolsList   bool // located at the session's last tools/list answer
 	seq         uint64
 	path        string
 	line        int
@@ -154,6 +155,9 @@ func (s *session) addFinding(in findingInput) {
 	}
 	if in.sessionWide {
 		k.Path = s.source.Path
+		if in.toolsList && s.lastToolsListLine > 0 {
+			k.Path, k.Line = s.lastToolsListPath, s.lastToolsListLine
+		}
 	} else {
 		k.Seq, k.Path, k.Line = in.seq, in.path, in.line
 	}

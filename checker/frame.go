@@ -24,6 +24,7 @@ type frameCtx struct {
 
 	errs       []frameError
 	isInvalid  bool
+	deprecated string // deprecation note, when the frame carries one
 	lateResult string // late-result message, when this frame is one
 }
 
@@ -108,6 +109,9 @@ func (fc *frameCtx) finish() {
 	}
 	if warning != "" {
 		fc.emit(SignalWarn, rankWarn, fc.method, fc.tool, strings.Join(fc.kinds, ", "), warning)
+	}
+	if fc.deprecated != "" {
+		fc.emit(SignalDeprecated, rankDeprecated, fc.method, fc.tool, fc.deprecated, fc.deprecated)
 	}
 	if fc.lateResult != "" {
 		fc.emit(SignalLateResult, rankLateResult, fc.method, fc.tool,

@@ -64,6 +64,49 @@ type SessionReport struct {
 	// response (0 when there is none); session-wide tool findings point there.
 	LastToolsListLine int
 	LastToolsListPath string
+	// Listing is the session's tool listing as it stood at the end.
+	Listing ToolListing
+	// Baseline is what the tool-definition baseline said about the session.
+	Baseline BaselineResult
+	// SchemaFindings lists, per kind in report order, the advertised tools
+	// whose schemas use it.
+	SchemaFindings []SchemaFinding
+}
+
+// ToolListing is the tool set a session advertised last.
+type ToolListing struct {
+	Listed   bool // a tools/list answer was seen
+	Complete bool // its last page had no nextCursor
+	Tools    []ToolDef
+}
+
+// BaselineResult is the drift verdict of one session.
+type BaselineResult struct {
+	// Checked is true when the session had a complete tool listing, the
+	// only kind a baseline is recorded from or compared with.
+	Checked bool `json:"checked"`
+	// Created: the listing became the label's first-seen baseline; nothing
+	// was verified.
+	Created bool `json:"created"`
+	// RecordedOnly: drift was gated, yet the run could only record
+	// baselines and verified nothing, which fails it.
+	RecordedOnly bool `json:"recorded_only"`
+	// Dir is where baselines are kept.
+	Dir string `json:"dir,omitempty"`
+	// Unverified names the kinds an old (version 1) baseline cannot answer
+	// for.
+	Unverified []DriftKind `json:"unverified,omitempty"`
+	// Error is why the baseline could not be used ("" when it could).
+	Error string `json:"error,omitempty"`
+	// Drift lists the differences, kinds in report order, tools sorted.
+	Drift []DriftEntry `json:"drift"`
+}
+
+// SchemaFinding is one schema kind and the tools using it, in advertised
+// order.
+type SchemaFinding struct {
+	Kind  string   `json:"kind"`
+	Tools []string `json:"tools"`
 }
 
 // Failed reports whether the session fails the gate or an assertion.

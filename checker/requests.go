@@ -62,6 +62,10 @@ func (s *session) onRequest(fc *frameCtx) {
 		c.state = statePending
 		s.calls.pending[c] = struct{}{}
 	}
+	if m.method == "tools/list" {
+		cur := m.paramField("cursor")
+		c.cursored = cur.Exists() && cur.Type != gjson.Null
+	}
 	if m.method == "tasks/get" || m.method == "tasks/update" || m.method == "tasks/cancel" {
 		if t := m.paramField("taskId"); t.Type == gjson.String {
 			c.taskID = clone(t.Str)

@@ -124,6 +124,7 @@ func (s *session) answerSideEffects(fc *frameCtx, c *call) {
 		s.taskStatus(fc, id, m.resultField("status"), m.resultField("result"), m.resultField("error"))
 	case "tools/list":
 		s.lastToolsListLine, s.lastToolsListPath = fc.pos.Line, fc.pos.Path
+		s.onToolsList(fc, c)
 	}
 }
 

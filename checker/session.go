@@ -2,6 +2,8 @@ package checker
 
 import (
 	"sort"
+
+	"github.com/tidwall/gjson"
 	"strconv"
 	"time"
 
@@ -30,6 +32,7 @@ type session struct {
 
 	lastToolsListLine int
 	lastToolsListPath string
+	inv               inventory
 }
 
 func newSession(e *Engine, index int, f *capture.Frame, pos Position) *session {
@@ -98,6 +101,29 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	case kindNotification:
 		s.onNotification(fc)
 	}
+	s.deprecation(fc)
+}
+
+// deprecation marks a frame that uses a feature 2026-07-28 deprecated.
+func (s *session) deprecation(fc *frameCtx) {
+	m := &fc.msg
+	var errVal gjson.Result
+	if m.hasError {
+		errVal = m.errorVal
+	}
+	inputRequired := m.kind == kindResponse && m.resultType() == "input_required"
+	var inputRequests gjson.Result
+	if inputRequired {
+		inputRequests = m.resultField("inputRequests")
+	}
+	method := ""
+	if m.kind == kindRequest || m.kind == kindNotification {
+		method = m.method
+	}
+	if note := deprecationNote(method, inputRequired, inputRequests, errVal); note != "" {
+		s.counters.Deprecated++
+		fc.deprecated = note
+	}
 }
 
 // close ends the session: pending calls become findings, assertions are
@@ -139,6 +165,17 @@ func (s *session) close() *SessionReport {
 		LastToolsListLine: s.lastToolsListLine,
 		LastToolsListPath: s.lastToolsListPath,
 	}
+	sr.Listing = ToolListing{Listed: s.inv.listed, Complete: s.inv.complete, Tools: s.toolDefs()}
+	sr.SchemaFindings = s.schemaFindings()
+	for _, f := range sr.SchemaFindings {
+		sr.Counters.SchemaFindings += len(f.Tools)
+	}
+	sr.Baseline = s.observeBaseline()
+	sr.Counters.Drift = len(sr.Baseline.Drift)
+	if sr.Baseline.Error != "" {
+		sr.Counters.Drift++
+	}
+	s.toolFindings(sr)
 	sr.Assertions = s.asserts.evaluate(s.e.cfg)
 	for _, a := range sr.Assertions {
 		if !a.Passed {
@@ -146,11 +183,6 @@ func (s *session) close() *SessionReport {
 				rule: RuleAssertion, level: LevelError, phase: phaseAssertions, sessionWide: true,
 				kind: a.Name, text: ": " + a.Message,
 			})
-		}
-	}
-	for _, sig := range s.e.cfg.FailOn {
-		if sr.Counters.Count(sig) > 0 {
-			sr.FailedSignals = append(sr.FailedSignals, sig)
 		}
 	}
 	return sr

@@ -57,16 +57,16 @@ func build(rep *checker.Report) junit.Testsuites {
 	return doc
 }
 
-// buildSuite returns one session's testsuite: the 10 signal testcases in
-// checker.AllSignals order, then the assertions testcase.
-//
-// The baseline testcase of the spec (a skipped "<sid>/baseline" case before
-// the signal cases, emitted when the run recorded a first-seen baseline) is
-// not built: the Report does not carry that fact yet. When it does, add it
-// here with addCase before the signal cases; encode.go already writes
-// skipped results.
+// buildSuite returns one session's testsuite: a skipped "<sid>/baseline"
+// case when the run recorded the session's first-seen baseline, the 10
+// signal testcases in checker.AllSignals order, then the assertions testcase.
 func buildSuite(rep *checker.Report, s *checker.SessionReport) junit.Testsuite {
 	suite := junit.Testsuite{Name: s.ID, Time: zeroTime}
+	if s.Baseline.Created {
+		tc := newCase(s.ID, "baseline")
+		tc.Skipped = &junit.Result{Message: baselineRecorded}
+		addCase(&suite, tc)
+	}
 	for _, sig := range checker.AllSignals {
 		addCase(&suite, signalCase(rep, s, sig))
 	}
@@ -107,10 +107,21 @@ func signalCase(rep *checker.Report, s *checker.SessionReport, sig checker.Signa
 	return tc
 }
 
-// signalReason is the failure text of a gated signal. (For drift with a
-// baseline error the spec's reason is "tool baseline error: <error>"; the
-// Report has no such field yet, and the check belongs here when it does.)
+// baselineRecorded is the skipped baseline case's message.
+const baselineRecorded = "recorded first-seen tool baseline (trusted, not verified)"
+
+// signalReason is the failure text of a gated signal. Drift fails for two
+// reasons that are not a count of changes: an unusable baseline, and a run
+// that could only record one.
 func signalReason(s *checker.SessionReport, sig checker.Signal, count int) string {
+	if sig == checker.SignalDrift {
+		switch b := s.Baseline; {
+		case b.Error != "":
+			return "tool baseline error: " + b.Error
+		case b.RecordedOnly:
+			return fmt.Sprintf("session %s only recorded a first-seen tool baseline, so no tool definition was verified; keep %s between runs", s.ID, b.Dir)
+		}
+	}
 	return fmt.Sprintf("session %s has %d %s", s.ID, count, noun(sig, count))
 }
 

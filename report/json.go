@@ -33,6 +33,9 @@ type jsonSession struct {
 	Tools         []checker.ToolStats `json:"tools"`
 	Interactions  []any               `json:"interactions"`
 	Elicitations  []any               `json:"elicitations"`
+	// Baseline and SchemaFindings carry the drift and schema verdicts.
+	Baseline       checker.BaselineResult  `json:"baseline"`
+	SchemaFindings []checker.SchemaFinding `json:"schema_findings"`
 }
 
 type jsonSource struct {
@@ -81,6 +84,7 @@ func WriteJSON(w io.Writer, rep *checker.Report) error {
 			RunIDs:   nonNil(s.RunIDs),
 			Counters: s.Counters, FailedSignals: nonNil(s.FailedSignals),
 			Tools: nonNil(s.Tools), Interactions: []any{}, Elicitations: []any{},
+			Baseline: baselineJSON(s.Baseline), SchemaFindings: nonNil(s.SchemaFindings),
 		})
 		for _, a := range s.Assertions {
 			out.Assertions = append(out.Assertions, jsonAssertion{AssertionResult: a, SessionID: s.ID})
@@ -108,4 +112,9 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+func baselineJSON(b checker.BaselineResult) checker.BaselineResult {
+	b.Drift = nonNil(b.Drift)
+	return b
 }

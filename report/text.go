@@ -22,6 +22,13 @@ func WriteText(w io.Writer, rep *checker.Report) error {
 		c := s.Counters
 		fmt.Fprintf(bw, "session %s: errors=%d invalid=%d warnings=%d mismatches=%d pending=%d late_results=%d deprecated=%d missing_frames=%d schema_findings=%d\n",
 			s.ID, c.Errors, c.Invalid, c.Warnings, c.Mismatches, c.Pending, c.LateResults, c.Deprecated, c.MissingFrames, c.SchemaFindings)
+		writeBaseline(bw, s)
+		if len(s.SchemaFindings) > 0 {
+			fmt.Fprintln(bw, "schema findings:")
+			for _, f := range s.SchemaFindings {
+				fmt.Fprintf(bw, "  %s: %s\n", f.Kind, strings.Join(f.Tools, ", "))
+			}
+		}
 		if len(s.FailedSignals) > 0 {
 			names := make([]string, len(s.FailedSignals))
 			for i, sig := range s.FailedSignals {
@@ -37,4 +44,55 @@ func WriteText(w io.Writer, rep *checker.Report) error {
 		fmt.Fprintln(bw, "check passed")
 	}
 	return bw.Flush()
+}
+
+// writeBaseline writes what the tool baseline said: recorded, the kinds an
+// old baseline cannot answer for, and the error or the drift block.
+func writeBaseline(w io.Writer, s *checker.SessionReport) {
+	b := s.Baseline
+	if b.Created {
+		fmt.Fprintln(w, "recorded first-seen tool baseline (trusted, not verified)")
+		if b.RecordedOnly {
+			fmt.Fprintf(w, "nothing was verified: keep %s between runs (or point --baseline at a persisted folder) so the next check compares against it\n", b.Dir)
+		}
+	}
+	WriteUnverified(w, b.Unverified)
+	if b.Error != "" {
+		fmt.Fprintf(w, "tool baseline error: %s\n", b.Error)
+		return
+	}
+	WriteDrift(w, b.Drift)
+}
+
+// WriteUnverified writes the note that an old baseline could not answer
+// for some kinds; nothing when kinds is empty.
+func WriteUnverified(w io.Writer, kinds []checker.DriftKind) {
+	if len(kinds) == 0 {
+		return
+	}
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	fmt.Fprintf(w, "note: this baseline predates %s tracking; those fields were not compared. Re-record with --accept once you trust the current definitions.\n", strings.Join(names, ", "))
+}
+
+// WriteDrift writes the drift block: "definition drift:", then one line
+// per kind with the changed tools; nothing when there is no drift.
+func WriteDrift(w io.Writer, drift []checker.DriftEntry) {
+	if len(drift) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "definition drift:")
+	for _, kind := range checker.DriftKinds {
+		var tools []string
+		for _, d := range drift {
+			if d.Kind == kind {
+				tools = append(tools, d.Tool)
+			}
+		}
+		if len(tools) > 0 {
+			fmt.Fprintf(w, "  %s: %s\n", kind.Label(), strings.Join(tools, ", "))
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsnoop/mcpsnoop/baseline"
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
@@ -30,6 +31,7 @@ type checkOptions struct {
 	junitPath   string
 	jsonPath    string
 	logName     string
+	baselineDir string
 }
 
 func newCheckCmd() *cobra.Command {
@@ -68,6 +70,7 @@ stdout).`,
 	f.StringVar(&o.junitPath, "junit", "", "also write a JUnit report to this file")
 	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file")
 	f.StringVar(&o.logName, "log-name", "", "file name to give SARIF results read from standard input")
+	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines)")
 	return cmd
 }
 
@@ -116,6 +119,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	eng := checker.New(checker.Config{
 		FailOn: failOn, MaxDuration: o.maxDuration,
 		ExpectTools: o.expectTools, ForbidTools: o.forbidTools,
+		Baseline: baseline.Store{Dir: o.baselineDir},
 	})
 	for _, in := range inputs {
 		if err := ingestInput(eng, in, cmd.InOrStdin()); err != nil {

@@ -107,7 +107,8 @@ func TestGolden(t *testing.T) {
 // baselines there) and compares its outputs with the golden files.
 func runGolden(t *testing.T, name, path string, v goldenVariant) int {
 	t.Helper()
-	t.Setenv("MCPSNOOP_HOME", t.TempDir())
+	home := t.TempDir()
+	t.Setenv("MCPSNOOP_HOME", home)
 	args := append([]string{}, v.args...)
 	jsonPath := ""
 	if v.jsonSuffix != "" {
@@ -122,7 +123,9 @@ func runGolden(t *testing.T, name, path string, v goldenVariant) int {
 	compareGolden(t, name+v.suffix, stdout)
 	if jsonPath != "" {
 		checkJSONReport(t, name+v.jsonSuffix, readJSONReport(t, jsonPath), code)
-		compareGolden(t, name+v.jsonSuffix, readFileString(t, jsonPath))
+		// The report names the baseline folder, which lives in the fresh home.
+		report := strings.ReplaceAll(readFileString(t, jsonPath), home, "$MCPSNOOP_HOME")
+		compareGolden(t, name+v.jsonSuffix, report)
 	}
 	return code
 }

@@ -37,6 +37,6 @@ conformance warnings, hung calls and latency budgets.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newCheckCmd())
+	root.AddCommand(newCheckCmd(), newBaselineCmd())
 	return root
 }

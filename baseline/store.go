@@ -1,0 +1,181 @@
+// Package baseline keeps the trusted tool definitions of each MCP server, one
+// file per server label, so that check can report tool-definition drift
+// between sessions (check.md section 4). Store is the checker.BaselineStore
+// that check and the baseline command use.
+//
+// The first complete tools/list seen for a label is recorded as its baseline
+// (trust on first use). That first write is atomic and race-safe: the file is
+// written under a temporary name and hard-linked into place, so concurrent
+// runs never see half a file and exactly one of them records it; the others
+// load the winner's and compare against it. An accepted baseline replaces
+// the old one by rename.
+package baseline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
+)
+
+// Directory and file modes: baselines describe what a user trusts, so they
+// are private to the user like the rest of the state directory.
+const (
+	dirMode  = 0o700
+	fileMode = 0o600
+)
+
+// DefaultDir is where baselines live without --baseline:
+// <state dir>/tool-baselines.
+func DefaultDir() string {
+	return filepath.Join(capture.StateDir(), "tool-baselines")
+}
+
+// Store keeps baselines as files in Dir; an empty Dir means DefaultDir().
+// The directory is created on first write.
+type Store struct {
+	Dir string
+}
+
+var _ checker.BaselineStore = Store{}
+
+func (s Store) dir() string {
+	if s.Dir == "" {
+		return DefaultDir()
+	}
+	return s.Dir
+}
+
+// Location is the directory baselines are kept in.
+func (s Store) Location() string {
+	return s.dir()
+}
+
+// Path is the label's baseline file: the first 16 bytes of the label's
+// SHA-256 as 32 lowercase hex digits, plus ".json". Hashing keeps any label
+// (a command line, a URL) a safe file name.
+func (s Store) Path(label string) string {
+	sum := sha256.Sum256([]byte(label))
+	return filepath.Join(s.dir(), hex.EncodeToString(sum[:16])+".json")
+}
+
+// Observe returns the label's baseline. When there is none yet, defs are
+// recorded as the baseline and Created is set; when another writer records
+// one between the look and the write, theirs is loaded and returned instead.
+func (s Store) Observe(label string, defs []checker.ToolDef) (checker.BaselineObservation, error) {
+	version, _, tools, err := s.Load(label)
+	if err == nil {
+		return checker.BaselineObservation{Version: version, Tools: tools}, nil
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return checker.BaselineObservation{}, err
+	}
+	created, err := s.record(label, defs)
+	if err != nil {
+		return checker.BaselineObservation{}, err
+	}
+	if created {
+		return checker.BaselineObservation{Created: true, Version: Version}, nil
+	}
+	version, _, tools, err = s.Load(label)
+	if err != nil {
+		return checker.BaselineObservation{}, err
+	}
+	return checker.BaselineObservation{Version: version, Tools: tools}, nil
+}
+
+// record writes defs as the label's first-seen baseline unless one exists.
+// created is false, with no error, when another writer got there first.
+//
+// The content goes to a temporary file in the directory, which is then
+// hard-linked to the final name: unlike a rename, a link fails when the
+// name exists, so a baseline is never replaced by a first-seen write, and
+// unlike creating the final name directly, no reader can see it half
+// written.
+func (s Store) record(label string, defs []checker.ToolDef) (created bool, err error) {
+	if label == "" {
+		return false, ErrNoLabel
+	}
+	data, err := encodeFile(label, defs)
+	if err != nil {
+		return false, err
+	}
+	if err := os.MkdirAll(s.dir(), dirMode); err != nil {
+		return false, err
+	}
+	path := s.Path(label)
+	tmp, err := os.CreateTemp(s.dir(), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return false, fmt.Errorf("write %s: %w", path, withoutPath(err))
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(fileMode)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, fmt.Errorf("write %s: %w", path, withoutPath(err))
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return false, nil
+		}
+		return false, fmt.Errorf("write %s: %w", path, withoutPath(err))
+	}
+	return true, nil
+}
+
+// Accept records tools as the label's baseline (version 2), replacing any
+// baseline it had, readable or not.
+func (s Store) Accept(label string, tools []checker.ToolDef) error {
+	if label == "" {
+		return ErrNoLabel
+	}
+	data, err := encodeFile(label, tools)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.dir(), dirMode); err != nil {
+		return err
+	}
+	return atomicfile.Write(s.Path(label), data, fileMode)
+}
+
+// Reset deletes the label's baseline, so that the next complete tools/list
+// is trusted. A label without one is not an error.
+func (s Store) Reset(label string) error {
+	if label == "" {
+		return ErrNoLabel
+	}
+	if err := os.Remove(s.Path(label)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// withoutPath drops the temporary file's name from an error: users never
+// saw it, and the message names the baseline file instead.
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
