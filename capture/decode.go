@@ -50,6 +50,7 @@ var envelopeFields = []string{
 	"session_id", "server_label", "seq", "ts", "direction", "transport", "raw", "text",
 	"mcp_method", "mcp_name", "mcp_protocol_version", "mcp_param_headers", "batch",
 	"conn_id", "truncated", "redacted", "status", "auth_challenge",
+	"content_type", "accept", "origin", "reply_to",
 }
 
 // setField stores one member; v is its (valid) JSON text.
@@ -128,6 +129,14 @@ func (f *Frame) setField(name string, v []byte) error {
 		f.Status = int(n)
 	case "auth_challenge":
 		f.AuthChallenge, err = stringField(name, v)
+	case "content_type":
+		f.ContentType, err = stringField(name, v)
+	case "accept":
+		f.Accept, err = stringField(name, v)
+	case "origin":
+		f.Origin, err = stringField(name, v)
+	case "reply_to":
+		f.ReplyTo = v
 	}
 	return err
 }

@@ -58,6 +58,13 @@ type Frame struct {
 	Redacted           bool            `json:"redacted,omitempty"`
 	Status             int             `json:"status,omitempty"`
 	AuthChallenge      string          `json:"auth_challenge,omitempty"`
+	// Recorded by mcpsnoop's HTTP proxy, absent from older logs: the
+	// Content-Type of a request or response, a request's Accept and Origin,
+	// and on a status-only frame the raw id of the request it answers.
+	ContentType string          `json:"content_type,omitempty"`
+	Accept      string          `json:"accept,omitempty"`
+	Origin      string          `json:"origin,omitempty"`
+	ReplyTo     json.RawMessage `json:"reply_to,omitempty"`
 }
 
 // HasBody reports whether the frame carries any observed content (a JSON
@@ -80,6 +87,10 @@ func (f Frame) Clone() Frame {
 	c.McpProtocolVersion = strings.Clone(f.McpProtocolVersion)
 	c.ConnID = strings.Clone(f.ConnID)
 	c.AuthChallenge = strings.Clone(f.AuthChallenge)
+	c.ContentType = strings.Clone(f.ContentType)
+	c.Accept = strings.Clone(f.Accept)
+	c.Origin = strings.Clone(f.Origin)
+	c.ReplyTo = bytes.Clone(f.ReplyTo)
 	if f.McpParamHeaders != nil {
 		c.McpParamHeaders = make([]ParamHeader, len(f.McpParamHeaders))
 		for i, h := range f.McpParamHeaders {

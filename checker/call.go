@@ -44,13 +44,20 @@ type call struct {
 	path    string
 	line    int
 
-	cursored   bool // a tools/list request for a later page (it extends the inventory)
-	answered   bool // got its first real answer, or a task handle
-	errored    bool
-	lateResult bool
-	taskID     string
-	roundTrips int
-	park       *parking // set while waiting on an input_required answer
+	cursored bool // a tools/list request for a later page (it extends the inventory)
+	// What rules about the answer need to know of the request.
+	revision      string // declared protocol revision ("" for a legacy request)
+	metaCaps      string // raw _meta clientCapabilities ("" when absent)
+	hasMetaCaps   bool
+	retryRequest  bool   // carried a non-null inputResponses or requestState
+	cursor        string // params.cursor as given ("" when none)
+	progressToken string // raw JSON of params._meta.progressToken ("" when none)
+	answered      bool   // got its first real answer, or a task handle
+	errored       bool
+	lateResult    bool
+	taskID        string
+	roundTrips    int
+	park          *parking // set while waiting on an input_required answer
 }
 
 // open reports whether the call can still take its first answer.
@@ -93,6 +100,7 @@ type callTable struct {
 
 type settledCall struct {
 	method, tool string
+	revision     string
 	cancelled    *call // set while a late answer is still possible
 }
 
@@ -117,7 +125,7 @@ func (t *callTable) retireKey(k callKey, c *call) {
 	if k.nullSeq != 0 {
 		return // nothing can ever answer it
 	}
-	entry := settledCall{method: c.method, tool: c.tool}
+	entry := settledCall{method: c.method, tool: c.tool, revision: c.revision}
 	if c.state == stateCancelled && !c.answered {
 		entry.cancelled = c
 	}

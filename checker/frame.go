@@ -25,6 +25,9 @@ type frameCtx struct {
 	errs       []frameError
 	isInvalid  bool
 	deprecated string // deprecation note, when the frame carries one
+	// mismatch: a routing header disagrees with the body (W36-W40, W45),
+	// or the server answered -32020 itself.
+	mismatch   bool
 	lateResult string // late-result message, when this frame is one
 }
 
@@ -109,6 +112,14 @@ func (fc *frameCtx) finish() {
 	}
 	if warning != "" {
 		fc.emit(SignalWarn, rankWarn, fc.method, fc.tool, strings.Join(fc.kinds, ", "), warning)
+	}
+	if fc.mismatch {
+		s.counters.Mismatches++
+		text := "a routing header disagrees with the body"
+		if warning != "" {
+			text = "routing header mismatch: " + warning
+		}
+		fc.emit(SignalMismatch, rankMismatch, fc.method, fc.tool, strings.Join(fc.kinds, ", "), text)
 	}
 	if fc.deprecated != "" {
 		fc.emit(SignalDeprecated, rankDeprecated, fc.method, fc.tool, fc.deprecated, fc.deprecated)

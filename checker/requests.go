@@ -66,6 +66,7 @@ func (s *session) onRequest(fc *frameCtx) {
 		cur := m.paramField("cursor")
 		c.cursored = cur.Exists() && cur.Type != gjson.Null
 	}
+	s.describeRequest(fc, c)
 	if m.method == "tasks/get" || m.method == "tasks/update" || m.method == "tasks/cancel" {
 		if t := m.paramField("taskId"); t.Type == gjson.String {
 			c.taskID = clone(t.Str)
@@ -73,11 +74,30 @@ func (s *session) onRequest(fc *frameCtx) {
 	}
 	s.calls.open[c.key] = c
 	fc.belongsTo(c)
+	s.subscriptionRequest(fc, c)
+	s.progressRequest(fc, c)
 	if c.isTool {
 		t := s.tool(c.tool)
 		t.calls++
 		t.roundTrips++
 		s.asserts.called(c.tool)
+	}
+}
+
+// describeRequest keeps what rules about the answer need of the request.
+func (s *session) describeRequest(fc *frameCtx, c *call) {
+	m := &fc.msg
+	c.revision = clone(declaredRevision(m, fc.f))
+	if caps := m.metaField("io.modelcontextprotocol/clientCapabilities"); caps.Exists() {
+		c.hasMetaCaps, c.metaCaps = true, clone(caps.Raw)
+	}
+	ir, rs := m.paramField("inputResponses"), m.paramField("requestState")
+	c.retryRequest = (ir.Exists() && ir.Type != gjson.Null) || (rs.Exists() && rs.Type != gjson.Null)
+	if cur := m.paramField("cursor"); cur.Type == gjson.String {
+		c.cursor = clone(cur.Str)
+	}
+	if tok := m.metaField("progressToken"); tok.Exists() {
+		c.progressToken = clone(tok.Raw)
 	}
 }
 

@@ -51,6 +51,7 @@ func (s *session) onResponse(fc *frameCtx) {
 // task-handle result keeps it pending; anything else settles it.
 func (s *session) firstAnswer(fc *frameCtx, c *call) {
 	m := &fc.msg
+	s.responseRules(fc, c)
 	if !m.hasError {
 		switch m.resultType() {
 		case "input_required":
@@ -77,6 +78,7 @@ func (s *session) lateAnswer(fc *frameCtx, c *call) {
 		return // the graceful close of a cancelled stream
 	}
 	m := &fc.msg
+	s.responseRules(fc, c)
 	c.lateResult = true
 	c.end = fc.f.TS
 	s.counters.LateResults++
@@ -104,6 +106,7 @@ func (s *session) settle(fc *frameCtx, c *call, errored bool, detail string, siz
 	}
 	s.unpark(c)
 	s.calls.retire(c)
+	s.progressDone(c)
 	s.finished(c, size)
 }
 
@@ -122,15 +125,29 @@ func (s *session) answerSideEffects(fc *frameCtx, c *call) {
 			id = t.Str
 		}
 		s.taskStatus(fc, id, m.resultField("status"), m.resultField("result"), m.resultField("error"))
-	case "tools/list":
+	}
+}
+
+// responseRules applies the rules about an answer to a known call (check.md
+// 3.3 B), in table order. A tools/list answer also updates the advertised
+// tools here, since W16 sits between W15 and the cache rules.
+func (s *session) responseRules(fc *frameCtx, c *call) {
+	s.inputRequiredRules(fc, c)
+	s.resultTypeRules(fc, c)
+	if c.method == "tools/list" {
 		s.lastToolsListLine, s.lastToolsListPath = fc.pos.Line, fc.pos.Path
+		s.xMcpHeaderRules(fc, c)
 		s.onToolsList(fc, c)
 	}
+	s.cacheRules(fc, c)
 }
 
 // onNotification handles cancellation and task status reports.
 func (s *session) onNotification(fc *frameCtx) {
 	m := &fc.msg
+	s.subscriptionRules(fc)
+	s.progressRules(fc)
+	s.serverCancelRules(fc)
 	switch m.method {
 	case "notifications/cancelled":
 		s.cancel(fc, m.paramField("requestId"))
@@ -200,6 +217,7 @@ func (s *session) taskStatus(fc *frameCtx, id string, status, result, errVal gjs
 		return // still working
 	}
 	delete(s.tasks, id)
+	s.progressDone(c)
 	c.end = fc.f.TS
 	c.errored = errored
 	if errored {

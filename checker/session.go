@@ -33,6 +33,15 @@ type session struct {
 	lastToolsListLine int
 	lastToolsListPath string
 	inv               inventory
+	stateless         bool // a c2s request declared 2026-07-28 or later
+
+	// Rule families' own state.
+	cache  cacheState
+	subs   subscriptionState
+	prog   progressState
+	hdr    headerState
+	params paramHeaderState
+	ext    extensionState
 }
 
 func newSession(e *Engine, index int, f *capture.Frame, pos Position) *session {
@@ -101,7 +110,17 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	case kindNotification:
 		s.onNotification(fc)
 	}
+	s.frameRules(fc)
 	s.deprecation(fc)
+}
+
+// frameRules applies the rules that look at any JSON-RPC frame (check.md
+// 3.3 E), in table order, then ours about transport headers and extensions.
+func (s *session) frameRules(fc *frameCtx) {
+	s.headerRules(fc)
+	s.paramHeaderRules(fc)
+	s.transportRules(fc)
+	s.extensionRules(fc)
 }
 
 // deprecation marks a frame that uses a feature 2026-07-28 deprecated.
