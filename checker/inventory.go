@@ -27,7 +27,9 @@ type listedTool struct {
 // schema gets warning W16 on this frame.
 func (s *session) onToolsList(fc *frameCtx, c *call) {
 	m := &fc.msg
-	if m.hasError || !m.hasResult || !m.result.IsObject() {
+	// An error or an input_required answer lists nothing: the call is not
+	// over yet, or it failed.
+	if m.hasError || !m.hasResult || !m.result.IsObject() || m.resultType() == "input_required" {
 		return
 	}
 	inv := &s.inv
