@@ -15,10 +15,31 @@ type assertionState struct {
 	worst       time.Duration
 	worstTool   string
 	worstAt     int // request position of the worst call; ties keep the earliest
+
+	server   worstCall // --max-server-duration
+	rounds   worstCall // --max-round-trips
+	maxRound int
+	maxSrv   time.Duration
+}
+
+// worstCall counts the calls over a budget and keeps the worst of them.
+type worstCall struct {
+	over  int
+	worst int64 // duration or round trips
+	tool  string
+	at    int
+}
+
+func (w *worstCall) note(value int64, tool string, at int) {
+	w.over++
+	if w.over == 1 || value > w.worst || (value == w.worst && at < w.at) {
+		w.worst, w.tool, w.at = value, tool, at
+	}
 }
 
 func newAssertionState(cfg Config) assertionState {
-	a := assertionState{watched: map[string]bool{}, calledTools: map[string]bool{}, budget: cfg.MaxDuration}
+	a := assertionState{watched: map[string]bool{}, calledTools: map[string]bool{}, budget: cfg.MaxDuration,
+		maxSrv: cfg.MaxServerDuration, maxRound: cfg.MaxRoundTrips}
 	for _, n := range cfg.ExpectTools {
 		a.watched[n] = true
 	}
@@ -38,12 +59,23 @@ func (a *assertionState) called(tool string) {
 // finished notes a tools/call that is done; its duration runs from the first
 // request to the frame that settled it.
 func (a *assertionState) finished(c *call, d time.Duration) {
+	if a.maxSrv > 0 && c.it.serverTime > a.maxSrv {
+		a.server.note(int64(c.it.serverTime), c.tool, c.ordinal)
+	}
 	if a.budget <= 0 || d <= a.budget {
 		return
 	}
 	a.over++
 	if a.over == 1 || d > a.worst || (d == a.worst && c.ordinal < a.worstAt) {
 		a.worst, a.worstTool, a.worstAt = d, c.tool, c.ordinal
+	}
+}
+
+// roundTrips judges a tools/call as it leaves play, open chains included:
+// every request already made counts.
+func (a *assertionState) roundTrips(c *call) {
+	if a.maxRound > 0 && c.roundTrips > a.maxRound {
+		a.rounds.note(int64(c.roundTrips), c.tool, c.ordinal)
 	}
 }
 
@@ -59,6 +91,30 @@ func (a *assertionState) evaluate(cfg Config) []AssertionResult {
 			r.Message = strconv.Itoa(a.over) + " " + plural(a.over, "tool call", "tool calls") +
 				" exceeded the " + cfg.MaxDuration.String() + " budget (worst: tool " +
 				strconv.Quote(a.worstTool) + " took " + a.worst.Round(time.Millisecond).String() + ")"
+		}
+		out = append(out, r)
+	}
+	if cfg.MaxServerDuration > 0 {
+		r := AssertionResult{Name: AssertionMaxServerDuration, Passed: a.server.over == 0}
+		budget := cfg.MaxServerDuration.String()
+		if r.Passed {
+			r.Message = "every tool call's server time stayed within the " + budget + " budget"
+		} else {
+			r.Message = strconv.Itoa(a.server.over) + " " + plural(a.server.over, "tool call", "tool calls") +
+				" exceeded the " + budget + " server-time budget (worst: tool " + strconv.Quote(a.server.tool) +
+				" spent " + time.Duration(a.server.worst).Round(time.Millisecond).String() + " in the server)"
+		}
+		out = append(out, r)
+	}
+	if cfg.MaxRoundTrips > 0 {
+		r := AssertionResult{Name: AssertionMaxRoundTrips, Passed: a.rounds.over == 0}
+		limit := strconv.Itoa(cfg.MaxRoundTrips)
+		if r.Passed {
+			r.Message = "every tool call took at most " + limit + " " + plural(cfg.MaxRoundTrips, "round trip", "round trips")
+		} else {
+			r.Message = strconv.Itoa(a.rounds.over) + " " + plural(a.rounds.over, "tool call", "tool calls") +
+				" took more than " + limit + " " + plural(cfg.MaxRoundTrips, "round trip", "round trips") +
+				" (worst: tool " + strconv.Quote(a.rounds.tool) + " took " + strconv.FormatInt(a.rounds.worst, 10) + ")"
 		}
 		out = append(out, r)
 	}

@@ -58,6 +58,7 @@ type call struct {
 	taskID        string
 	roundTrips    int
 	park          *parking // set while waiting on an input_required answer
+	it            interactionState
 }
 
 // open reports whether the call can still take its first answer.

@@ -18,6 +18,13 @@ type Config struct {
 	// MaxDuration is the latency budget for finished tools/call calls; zero
 	// or negative disables it.
 	MaxDuration time.Duration
+	// MaxServerDuration is the budget for the server's share of a finished
+	// tools/call (its hops' server time, without the client's turnaround
+	// between them); zero or negative disables it.
+	MaxServerDuration time.Duration
+	// MaxRoundTrips is the most requests one tools/call may take on the
+	// wire, MRTR retries included, open chains too; zero disables it.
+	MaxRoundTrips int
 	// ExpectTools must each have been called in every session.
 	ExpectTools []string
 	// ForbidTools must not have been called in any session.

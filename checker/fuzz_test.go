@@ -50,7 +50,7 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("findings cap broken: kept %d of %d", len(rep.Findings), rep.FindingsTotal)
 		}
 		for _, render := range []func(io.Writer) error{
-			func(w io.Writer) error { return report.WriteText(w, rep) },
+			func(w io.Writer) error { return report.WriteText(w, rep, report.TextOptions{Verbose: true}) },
 			func(w io.Writer) error { return report.WriteJSON(w, rep) },
 			func(w io.Writer) error { return junit.Write(w, rep) },
 			func(w io.Writer) error { return sarif.Write(w, rep, sarif.Options{WorkDir: "/"}) },

@@ -64,6 +64,11 @@ type SessionReport struct {
 	// response (0 when there is none); session-wide tool findings point there.
 	LastToolsListLine int
 	LastToolsListPath string
+	// Interactions are the multi-round-trip operations (MRTR chains of two
+	// or more requests), in the order they began; at most 1,000, the rest
+	// counted in InteractionsTruncated.
+	Interactions          []Interaction
+	InteractionsTruncated int
 	// Listing is the session's tool listing as it stood at the end.
 	Listing ToolListing
 	// Baseline is what the tool-definition baseline said about the session.
@@ -229,7 +234,9 @@ type AssertionResult struct {
 
 // AssertionMaxDuration and friends name the assertions.
 const (
-	AssertionMaxDuration = "max-duration"
-	AssertionExpectTool  = "expect-tool"
-	AssertionForbidTool  = "forbid-tool"
+	AssertionMaxDuration       = "max-duration"
+	AssertionMaxServerDuration = "max-server-duration"
+	AssertionMaxRoundTrips     = "max-round-trips"
+	AssertionExpectTool        = "expect-tool"
+	AssertionForbidTool        = "forbid-tool"
 )

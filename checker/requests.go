@@ -19,6 +19,7 @@ func (s *session) onRequest(fc *frameCtx) {
 	if root := s.linkRetry(fc); root != nil {
 		fc.belongsTo(root)
 		root.roundTrips++
+		root.it.startHop(clone(m.idText()), f.TS, false)
 		if root.isTool {
 			s.tool(root.tool).roundTrips++
 		}
@@ -40,6 +41,7 @@ func (s *session) onRequest(fc *frameCtx) {
 		prev.end = f.TS
 		s.unpark(prev)
 		s.calls.retire(prev)
+		s.ended(prev)
 		delete(s.calls.open, key)
 	}
 
@@ -72,6 +74,7 @@ func (s *session) onRequest(fc *frameCtx) {
 			c.taskID = clone(t.Str)
 		}
 	}
+	c.it.startHop(c.key.id, f.TS, true)
 	s.calls.open[c.key] = c
 	fc.belongsTo(c)
 	s.subscriptionRequest(fc, c)

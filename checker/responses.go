@@ -55,10 +55,12 @@ func (s *session) firstAnswer(fc *frameCtx, c *call) {
 	if !m.hasError {
 		switch m.resultType() {
 		case "input_required":
+			c.it.answerHop(fc.f.TS, askedMethods(m))
 			s.park(c, m)
 			return
 		case "task":
 			if t := m.resultField("taskId"); c.isTool && t.Type == gjson.String && t.Str != "" {
+				c.it.answerHop(fc.f.TS, nil)
 				c.answered = true
 				c.taskID = clone(t.Str)
 				s.tasks[c.taskID] = c
@@ -67,6 +69,7 @@ func (s *session) firstAnswer(fc *frameCtx, c *call) {
 		}
 	}
 	errored, detail := answerError(m)
+	c.it.answerHop(fc.f.TS, nil)
 	s.settle(fc, c, errored, detail, resultSize(m))
 	s.answerSideEffects(fc, c)
 }
@@ -81,6 +84,7 @@ func (s *session) lateAnswer(fc *frameCtx, c *call) {
 	s.responseRules(fc, c)
 	c.lateResult = true
 	c.end = fc.f.TS
+	c.it.answerHop(fc.f.TS, nil)
 	s.counters.LateResults++
 	errored, detail := answerError(m)
 	if errored {
@@ -108,6 +112,7 @@ func (s *session) settle(fc *frameCtx, c *call, errored bool, detail string, siz
 	s.calls.retire(c)
 	s.progressDone(c)
 	s.finished(c, size)
+	s.ended(c)
 }
 
 // answerSideEffects applies what an answer means beyond its call: a tasks/*
@@ -188,6 +193,7 @@ func (s *session) markCancelled(fc *frameCtx, c *call) {
 	c.end = fc.f.TS
 	s.unpark(c)
 	s.calls.retire(c)
+	s.ended(c)
 }
 
 // taskStatus applies a task's reported status to the tools/call holding it.
@@ -219,6 +225,7 @@ func (s *session) taskStatus(fc *frameCtx, id string, status, result, errVal gjs
 	delete(s.tasks, id)
 	s.progressDone(c)
 	c.end = fc.f.TS
+	c.it.extend(fc.f.TS)
 	c.errored = errored
 	if errored {
 		c.state = stateFailed
@@ -230,6 +237,7 @@ func (s *session) taskStatus(fc *frameCtx, id string, status, result, errVal gjs
 		size = len(result.Raw)
 	}
 	s.finished(c, size)
+	s.ended(c)
 }
 
 // answerError says whether an answer is a failure and how to describe it.

@@ -35,6 +35,9 @@ type session struct {
 	inv               inventory
 	stateless         bool // a c2s request declared 2026-07-28 or later
 
+	interactions          []keptInteraction
+	interactionsTruncated int
+
 	// Rule families' own state.
 	cache  cacheState
 	subs   subscriptionState
@@ -155,6 +158,7 @@ func (s *session) close() *SessionReport {
 	}
 	sort.Slice(pending, func(i, j int) bool { return pending[i].ordinal < pending[j].ordinal })
 	for _, c := range pending {
+		s.ended(c)
 		s.addFinding(findingInput{
 			signal: SignalPending, phase: phaseFrames, ordinal: c.ordinal, rank: rankPending,
 			seq: c.seq, path: c.path, line: c.line, method: c.method, tool: c.tool,
@@ -184,6 +188,8 @@ func (s *session) close() *SessionReport {
 		LastToolsListLine: s.lastToolsListLine,
 		LastToolsListPath: s.lastToolsListPath,
 	}
+	sr.Interactions = s.sortedInteractions()
+	sr.InteractionsTruncated = s.interactionsTruncated
 	sr.Listing = ToolListing{Listed: s.inv.listed, Complete: s.inv.complete, Tools: s.toolDefs()}
 	sr.SchemaFindings = s.schemaFindings()
 	for _, f := range sr.SchemaFindings {

@@ -23,16 +23,19 @@ type jsonReport struct {
 }
 
 type jsonSession struct {
-	SessionID     string              `json:"session_id"`
-	ServerLabel   string              `json:"server_label"`
-	Transport     string              `json:"transport"`
-	Source        jsonSource          `json:"source"`
-	RunIDs        []string            `json:"run_ids"`
-	Counters      checker.Counters    `json:"counters"`
-	FailedSignals []checker.Signal    `json:"failed_signals"`
-	Tools         []checker.ToolStats `json:"tools"`
-	Interactions  []any               `json:"interactions"`
-	Elicitations  []any               `json:"elicitations"`
+	SessionID     string                `json:"session_id"`
+	ServerLabel   string                `json:"server_label"`
+	Transport     string                `json:"transport"`
+	Source        jsonSource            `json:"source"`
+	RunIDs        []string              `json:"run_ids"`
+	Counters      checker.Counters      `json:"counters"`
+	FailedSignals []checker.Signal      `json:"failed_signals"`
+	Tools         []checker.ToolStats   `json:"tools"`
+	Interactions  []checker.Interaction `json:"interactions"`
+	// InteractionsTruncated counts multi-hop interactions left out past
+	// the first 1,000.
+	InteractionsTruncated int   `json:"interactions_truncated"`
+	Elicitations          []any `json:"elicitations"`
 	// Baseline and SchemaFindings carry the drift and schema verdicts.
 	Baseline       checker.BaselineResult  `json:"baseline"`
 	SchemaFindings []checker.SchemaFinding `json:"schema_findings"`
@@ -83,7 +86,7 @@ func WriteJSON(w io.Writer, rep *checker.Report) error {
 			Source:   jsonSource{Path: src, FirstLine: s.Source.FirstLine},
 			RunIDs:   nonNil(s.RunIDs),
 			Counters: s.Counters, FailedSignals: nonNil(s.FailedSignals),
-			Tools: nonNil(s.Tools), Interactions: []any{}, Elicitations: []any{},
+			Tools: nonNil(s.Tools), Interactions: nonNil(s.Interactions), InteractionsTruncated: s.InteractionsTruncated, Elicitations: []any{},
 			Baseline: baselineJSON(s.Baseline), SchemaFindings: nonNil(s.SchemaFindings),
 		})
 		for _, a := range s.Assertions {

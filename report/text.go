@@ -8,15 +8,22 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
 )
+
+// TextOptions tune the text report.
+type TextOptions struct {
+	// Verbose adds each session's multi-round-trip interactions.
+	Verbose bool
+}
 
 // WriteText writes the text summary: per session, the counters line, the
 // gated signals that fired and the failed assertions; then "check passed"
 // when nothing failed anywhere. These lines are parsed by scripts, so their
 // wording is fixed.
-func WriteText(w io.Writer, rep *checker.Report) error {
+func WriteText(w io.Writer, rep *checker.Report, opts TextOptions) error {
 	bw := bufio.NewWriter(w)
 	for _, s := range rep.Sessions {
 		c := s.Counters
@@ -38,6 +45,9 @@ func WriteText(w io.Writer, rep *checker.Report) error {
 		}
 		for _, a := range s.FailedAssertions() {
 			fmt.Fprintf(bw, "assertion failed: %s\n", a.Message)
+		}
+		if opts.Verbose {
+			writeInteractions(bw, s)
 		}
 	}
 	if rep.Verdict == checker.Passed {
@@ -95,4 +105,44 @@ func WriteDrift(w io.Writer, drift []checker.DriftEntry) {
 			fmt.Fprintf(w, "  %s: %s\n", kind.Label(), strings.Join(tools, ", "))
 		}
 	}
+}
+
+// writeInteractions lists a session's multi-round-trip operations with the
+// server's and the client's share of each, hop by hop.
+func writeInteractions(w io.Writer, s *checker.SessionReport) {
+	for _, it := range s.Interactions {
+		subject := it.Method
+		if it.Name != "" {
+			subject += " " + it.Name
+		}
+		fmt.Fprintf(w, "interaction %s (id %s): %d round trips, %s wall clock = %s server + %s client, %s\n",
+			subject, it.RootID, it.RoundTrips, msDuration(it.DurationMs), msDuration(it.ServerTimeMs),
+			msDuration(it.ClientTurnaroundMs), it.Outcome)
+		for i, h := range it.Hops {
+			var parts []string
+			if i > 0 {
+				parts = append(parts, "client "+msDuration(h.ClientTurnaroundMs))
+			}
+			if h.ResponseTS != "" {
+				parts = append(parts, "server "+msDuration(h.ServerTimeMs))
+			} else {
+				parts = append(parts, "no answer")
+			}
+			if len(h.Asked) > 0 {
+				parts = append(parts, "asked "+strings.Join(h.Asked, ", "))
+			}
+			fmt.Fprintf(w, "  hop %d (id %s): %s\n", i+1, h.RequestID, strings.Join(parts, ", "))
+		}
+		if it.HopsTruncated {
+			fmt.Fprintf(w, "  (hops past the first %d not listed)\n", len(it.Hops))
+		}
+	}
+	if s.InteractionsTruncated > 0 {
+		fmt.Fprintf(w, "(%d more interactions not listed)\n", s.InteractionsTruncated)
+	}
+}
+
+// msDuration renders milliseconds as a Go duration ("1.2s", "400ms").
+func msDuration(ms float64) string {
+	return time.Duration(ms * float64(time.Millisecond)).Round(time.Millisecond).String()
 }

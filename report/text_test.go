@@ -36,7 +36,7 @@ func TestWriteText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
-		if err := WriteText(&buf, tt.rep); err != nil {
+		if err := WriteText(&buf, tt.rep, TextOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if buf.String() != tt.want {

@@ -25,6 +25,9 @@ type checkOptions struct {
 	failOn      string
 	format      string
 	maxDuration time.Duration
+	maxServer   time.Duration
+	maxRounds   int
+	verbose     bool
 	expectTools []string
 	forbidTools []string
 	sarifPath   string
@@ -63,7 +66,10 @@ stdout).`,
 	f := cmd.Flags()
 	f.StringVar(&o.failOn, "fail-on", "error,invalid,warn", "comma-separated signals that fail the run")
 	f.StringVar(&o.format, "format", "text", "report on stdout: text, junit or sarif")
-	f.DurationVar(&o.maxDuration, "max-duration", 0, "fail when a finished tools/call took longer than this (e.g. 5s; 0 disables)")
+	f.DurationVar(&o.maxDuration, "max-duration", 0, "fail when a finished tools/call took longer than this, wall clock (e.g. 5s; 0 disables)")
+	f.DurationVar(&o.maxServer, "max-server-duration", 0, "fail when the server's share of a finished tools/call is longer than this, the user's time between MRTR round trips left out (0 disables)")
+	f.IntVar(&o.maxRounds, "max-round-trips", 0, "fail when a tools/call takes more requests than this, MRTR retries included (0 disables)")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "text report: also list each multi-round-trip interaction")
 	f.StringArrayVar(&o.expectTools, "expect-tool", nil, "fail unless this tool was called (repeatable)")
 	f.StringArrayVar(&o.forbidTools, "forbid-tool", nil, "fail if this tool was called (repeatable)")
 	f.StringVar(&o.sarifPath, "sarif", "", "also write a SARIF report to this file")
@@ -86,6 +92,9 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		// collection target keeps peak memory near the live set at a small
 		// CPU cost.
 		debug.SetGCPercent(50)
+	}
+	if o.maxRounds < 0 {
+		return checkFail("--max-round-trips must be 0 (off) or more, got %d", o.maxRounds)
 	}
 	failOn, err := checker.ParseFailOn(o.failOn)
 	if err != nil {
@@ -117,7 +126,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	}
 
 	eng := checker.New(checker.Config{
-		FailOn: failOn, MaxDuration: o.maxDuration,
+		FailOn: failOn, MaxDuration: o.maxDuration, MaxServerDuration: o.maxServer, MaxRoundTrips: o.maxRounds,
 		ExpectTools: o.expectTools, ForbidTools: o.forbidTools,
 		Baseline: baseline.Store{Dir: o.baselineDir},
 	})
@@ -130,7 +139,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 
 	sarifOpts := sarif.Options{Version: appVersion(), LogName: o.logName}
 	render := map[string]func(io.Writer) error{
-		"text":  func(w io.Writer) error { return report.WriteText(w, rep) },
+		"text":  func(w io.Writer) error { return report.WriteText(w, rep, report.TextOptions{Verbose: o.verbose}) },
 		"junit": func(w io.Writer) error { return junit.Write(w, rep) },
 		"sarif": func(w io.Writer) error { return sarif.Write(w, rep, sarifOpts) },
 		"json":  func(w io.Writer) error { return report.WriteJSON(w, rep) },

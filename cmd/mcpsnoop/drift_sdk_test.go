@@ -64,7 +64,7 @@ func (r *recorder) pump(dir string, src io.Reader, dst io.WriteCloser) {
 
 // captureSession runs a real go-sdk client against server through a
 // recorder and writes the session log to path.
-func captureSession(t *testing.T, path, sid, label string, server *mcp.Server, use func(context.Context, *mcp.ClientSession)) {
+func captureSession(t *testing.T, path, sid, label string, server *mcp.Server, client *mcp.Client, use func(context.Context, *mcp.ClientSession)) {
 	t.Helper()
 	out, err := os.Create(path)
 	if err != nil {
@@ -85,7 +85,9 @@ func captureSession(t *testing.T, path, sid, label string, server *mcp.Server, u
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1.0.0"}, nil)
+	if client == nil {
+		client = mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1.0.0"}, nil)
+	}
 	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: cr2, Writer: cw}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -132,8 +134,8 @@ func TestDriftWithRealServer(t *testing.T) {
 	dir := t.TempDir()
 	first := filepath.Join(dir, "first.jsonl")
 	second := filepath.Join(dir, "second.jsonl")
-	captureSession(t, first, "files-1-aaaaaaaaaaaa", "files", fileServer(false), listAndCall(t))
-	captureSession(t, second, "files-2-bbbbbbbbbbbb", "files", fileServer(true), listAndCall(t))
+	captureSession(t, first, "files-1-aaaaaaaaaaaa", "files", fileServer(false), nil, listAndCall(t))
+	captureSession(t, second, "files-2-bbbbbbbbbbbb", "files", fileServer(true), nil, listAndCall(t))
 	baselines := filepath.Join(dir, "baselines")
 
 	steps := []struct {
