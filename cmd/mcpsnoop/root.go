@@ -38,5 +38,15 @@ conformance warnings, hung calls and latency budgets.`,
 	root.SetErr(stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newCheckCmd(), newBaselineCmd())
+	for _, c := range extraCommands {
+		root.AddCommand(c())
+	}
 	return root
 }
+
+// extraCommands are subcommands that register themselves from their own
+// files (registerCommand in an init function), so adding one touches only
+// its file.
+var extraCommands []func() *cobra.Command
+
+func registerCommand(c func() *cobra.Command) { extraCommands = append(extraCommands, c) }
