@@ -59,6 +59,7 @@ type call struct {
 	roundTrips    int
 	park          *parking // set while waiting on an input_required answer
 	it            interactionState
+	elicits       []*Elicitation // questions of the current round, not yet answered
 }
 
 // open reports whether the call can still take its first answer.

@@ -187,6 +187,7 @@ func stamp(t time.Time) string {
 // cancelled, superseded, or still open when the session closes. Multi-hop
 // calls join the report and the round-trip assertion judges every tools/call.
 func (s *session) ended(c *call) {
+	s.closeElicitations(c)
 	if c.isTool {
 		s.asserts.roundTrips(c)
 	}

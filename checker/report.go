@@ -69,6 +69,10 @@ type SessionReport struct {
 	// counted in InteractionsTruncated.
 	Interactions          []Interaction
 	InteractionsTruncated int
+	// Elicitations is the ledger of questions put to the user, in the order
+	// they were asked; at most 1,000, the rest counted.
+	Elicitations          []Elicitation
+	ElicitationsTruncated int
 	// Listing is the session's tool listing as it stood at the end.
 	Listing ToolListing
 	// Baseline is what the tool-definition baseline said about the session.

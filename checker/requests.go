@@ -20,6 +20,7 @@ func (s *session) onRequest(fc *frameCtx) {
 		fc.belongsTo(root)
 		root.roundTrips++
 		root.it.startHop(clone(m.idText()), f.TS, false)
+		s.answerElicitations(root, m, f.TS)
 		if root.isTool {
 			s.tool(root.tool).roundTrips++
 		}
@@ -77,6 +78,7 @@ func (s *session) onRequest(fc *frameCtx) {
 	c.it.startHop(c.key.id, f.TS, true)
 	s.calls.open[c.key] = c
 	fc.belongsTo(c)
+	s.elicitRequest(fc, c)
 	s.subscriptionRequest(fc, c)
 	s.progressRequest(fc, c)
 	if c.isTool {

@@ -56,6 +56,7 @@ func (s *session) firstAnswer(fc *frameCtx, c *call) {
 		switch m.resultType() {
 		case "input_required":
 			c.it.answerHop(fc.f.TS, askedMethods(m))
+			s.elicitRows(c, m, fc.f.TS, fc.f.Redacted)
 			s.park(c, m)
 			return
 		case "task":
@@ -70,6 +71,7 @@ func (s *session) firstAnswer(fc *frameCtx, c *call) {
 	}
 	errored, detail := answerError(m)
 	c.it.answerHop(fc.f.TS, nil)
+	s.elicitAnswer(c, m, fc.f.TS)
 	s.settle(fc, c, errored, detail, resultSize(m))
 	s.answerSideEffects(fc, c)
 }

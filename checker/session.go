@@ -38,6 +38,10 @@ type session struct {
 	interactions          []keptInteraction
 	interactionsTruncated int
 
+	elicitations          []*Elicitation
+	elicitationsTruncated int
+	elicitSerial          int
+
 	// Rule families' own state.
 	cache  cacheState
 	subs   subscriptionState
@@ -188,6 +192,8 @@ func (s *session) close() *SessionReport {
 		LastToolsListLine: s.lastToolsListLine,
 		LastToolsListPath: s.lastToolsListPath,
 	}
+	sr.Elicitations = s.sortedElicitations()
+	sr.ElicitationsTruncated = s.elicitationsTruncated
 	sr.Interactions = s.sortedInteractions()
 	sr.InteractionsTruncated = s.interactionsTruncated
 	sr.Listing = ToolListing{Listed: s.inv.listed, Complete: s.inv.complete, Tools: s.toolDefs()}

@@ -34,8 +34,10 @@ type jsonSession struct {
 	Interactions  []checker.Interaction `json:"interactions"`
 	// InteractionsTruncated counts multi-hop interactions left out past
 	// the first 1,000.
-	InteractionsTruncated int   `json:"interactions_truncated"`
-	Elicitations          []any `json:"elicitations"`
+	InteractionsTruncated int                   `json:"interactions_truncated"`
+	Elicitations          []checker.Elicitation `json:"elicitations"`
+	// ElicitationsTruncated counts ledger rows left out past the first 1,000.
+	ElicitationsTruncated int `json:"elicitations_truncated"`
 	// Baseline and SchemaFindings carry the drift and schema verdicts.
 	Baseline       checker.BaselineResult  `json:"baseline"`
 	SchemaFindings []checker.SchemaFinding `json:"schema_findings"`
@@ -86,7 +88,7 @@ func WriteJSON(w io.Writer, rep *checker.Report) error {
 			Source:   jsonSource{Path: src, FirstLine: s.Source.FirstLine},
 			RunIDs:   nonNil(s.RunIDs),
 			Counters: s.Counters, FailedSignals: nonNil(s.FailedSignals),
-			Tools: nonNil(s.Tools), Interactions: nonNil(s.Interactions), InteractionsTruncated: s.InteractionsTruncated, Elicitations: []any{},
+			Tools: nonNil(s.Tools), Interactions: nonNil(s.Interactions), InteractionsTruncated: s.InteractionsTruncated, Elicitations: nonNil(s.Elicitations), ElicitationsTruncated: s.ElicitationsTruncated,
 			Baseline: baselineJSON(s.Baseline), SchemaFindings: nonNil(s.SchemaFindings),
 		})
 		for _, a := range s.Assertions {

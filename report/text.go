@@ -48,6 +48,7 @@ func WriteText(w io.Writer, rep *checker.Report, opts TextOptions) error {
 		}
 		if opts.Verbose {
 			writeInteractions(bw, s)
+			writeElicitations(bw, s)
 		}
 	}
 	if rep.Verdict == checker.Passed {
@@ -145,4 +146,43 @@ func writeInteractions(w io.Writer, s *checker.SessionReport) {
 // msDuration renders milliseconds as a Go duration ("1.2s", "400ms").
 func msDuration(ms float64) string {
 	return time.Duration(ms * float64(time.Millisecond)).Round(time.Millisecond).String()
+}
+
+// writeElicitations lists the questions put to the user: the operation they
+// interrupted, the mode, the key, what the user did and how long it took,
+// then the form's fields or the url. Never a submitted value.
+func writeElicitations(w io.Writer, s *checker.SessionReport) {
+	for _, e := range s.Elicitations {
+		subject := e.Method
+		if e.Name != "" {
+			subject += " " + e.Name
+		}
+		key := e.Key
+		if key == "" {
+			key = "(id " + e.RootID + ")"
+		}
+		outcome := "pending"
+		if !e.Pending {
+			outcome = e.Action
+			if outcome == "" {
+				outcome = "answered"
+			}
+			if e.ElapsedMs != nil {
+				outcome += " after " + msDuration(*e.ElapsedMs)
+			}
+		}
+		fmt.Fprintf(w, "elicitation %s [%s] %s: %s\n", subject, e.Mode, key, outcome)
+		if e.Message != "" {
+			fmt.Fprintf(w, "  %q\n", e.Message)
+		}
+		if e.Mode == "url" {
+			fmt.Fprintf(w, "  url %s (host %s)\n", e.URL, e.Host)
+		}
+		for _, f := range e.Fields {
+			fmt.Fprintf(w, "  %s %s\n", f.Name, f.Type)
+		}
+	}
+	if s.ElicitationsTruncated > 0 {
+		fmt.Fprintf(w, "(%d more elicitations not listed)\n", s.ElicitationsTruncated)
+	}
 }
