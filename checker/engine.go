@@ -31,6 +31,9 @@ type Config struct {
 	ForbidTools []string
 	// MaxFindings caps Report.Findings; zero means DefaultMaxFindings.
 	MaxFindings int
+	// Sessions, when set, limits the check to these session ids; frames of
+	// other sessions are read and skipped.
+	Sessions map[string]bool
 	// Baseline keeps the trusted tool definitions drift is judged against;
 	// nil leaves drift unjudged.
 	Baseline BaselineStore
@@ -80,6 +83,9 @@ func New(cfg Config) *Engine {
 func (e *Engine) Ingest(f *capture.Frame, pos Position) bool {
 	if f.SessionID == "" {
 		return false
+	}
+	if e.cfg.Sessions != nil && !e.cfg.Sessions[f.SessionID] {
+		return true // an envelope, of a session this check leaves out
 	}
 	s := e.sessions[f.SessionID]
 	if s == nil {
@@ -136,6 +142,7 @@ func (e *Engine) Report() *Report {
 			rep.Verdict = Failed
 		}
 	}
+	rep.Runs = buildRuns(e.order, rep.Sessions)
 	labels := map[string]string{}
 	for _, s := range e.order {
 		labels[s.id] = s.label

@@ -29,6 +29,8 @@ type Report struct {
 	Verdict  Verdict
 	FailOn   []Signal
 	Sessions []*SessionReport
+	// Runs group the sessions of one agent run, newest first.
+	Runs []Run
 	// Findings holds at most MaxFindings entries. When more were found the
 	// ones kept are the most severe (errors before notes), earliest first.
 	Findings []Finding

@@ -38,6 +38,8 @@ type session struct {
 	interactions          []keptInteraction
 	interactionsTruncated int
 
+	runs runKeys
+
 	elicitations          []*Elicitation
 	elicitationsTruncated int
 	elicitSerial          int
@@ -80,10 +82,16 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	}
 	ordinal := s.frames
 	s.frames++
+	if f.TS.After(s.runs.newest) {
+		s.runs.newest = f.TS
+	}
 
 	switch {
-	case f.Direction == capture.Meta, f.Direction == capture.Stderr:
-		return // control frames and stderr lines are never judged
+	case f.Direction == capture.Meta:
+		s.onMeta(f)
+		return // a control frame is never judged
+	case f.Direction == capture.Stderr:
+		return
 	case f.Truncated:
 		if f.Direction == capture.ClientToServer {
 			s.truncCredit++
@@ -111,6 +119,7 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	checkJSONRPCShape(fc)
 	switch fc.msg.kind {
 	case kindRequest:
+		s.onTraceparent(fc)
 		s.onRequest(fc)
 	case kindResponse:
 		s.onResponse(fc)

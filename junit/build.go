@@ -62,6 +62,10 @@ func build(rep *checker.Report) junit.Testsuites {
 // signal testcases in checker.AllSignals order, then the assertions testcase.
 func buildSuite(rep *checker.Report, s *checker.SessionReport) junit.Testsuite {
 	suite := junit.Testsuite{Name: s.ID, Time: zeroTime}
+	for _, id := range s.RunIDs {
+		// The agent run the session belongs to (spec/interfaces.md, Runs).
+		suite.AddProperty("mcpsnoop.run", id)
+	}
 	if s.Baseline.Created {
 		tc := newCase(s.ID, "baseline")
 		tc.Skipped = &junit.Result{Message: baselineRecorded}

@@ -15,7 +15,7 @@ type jsonReport struct {
 	Verdict           checker.Verdict  `json:"verdict"`
 	FailOn            []checker.Signal `json:"fail_on"`
 	Sessions          []jsonSession    `json:"sessions"`
-	Runs              []any            `json:"runs"`
+	Runs              []checker.Run    `json:"runs"`
 	Findings          []jsonFinding    `json:"findings"`
 	FindingsTotal     int              `json:"findings_total"`
 	FindingsTruncated int              `json:"findings_truncated"`
@@ -74,7 +74,7 @@ type jsonAssertion struct {
 func WriteJSON(w io.Writer, rep *checker.Report) error {
 	out := jsonReport{
 		Version: JSONVersion, Verdict: rep.Verdict, FailOn: nonNil(rep.FailOn),
-		Sessions: []jsonSession{}, Runs: []any{}, Findings: []jsonFinding{},
+		Sessions: []jsonSession{}, Runs: nonNil(rep.Runs), Findings: []jsonFinding{},
 		FindingsTotal: rep.FindingsTotal, FindingsTruncated: rep.FindingsTruncated,
 		Assertions: []jsonAssertion{},
 	}

@@ -107,11 +107,20 @@ func build(rep *checker.Report, opts Options) (*gosarif.Report, error) {
 		}
 	}
 	loc := newLocator(opts)
+	runIDs := map[string][]string{}
+	for _, s := range rep.Sessions {
+		runIDs[s.ID] = s.RunIDs
+	}
 	kept, found := capFindings(rep)
 	for i := range kept {
 		res, err := newResult(&kept[i], loc)
 		if err != nil {
 			return nil, err
+		}
+		if ids := runIDs[kept[i].SessionID]; len(ids) > 0 {
+			// The agent run the session belongs to (spec/interfaces.md, Runs).
+			res.PropertyBag = *gosarif.NewPropertyBag()
+			res.Add(RunIDsProperty, ids)
 		}
 		run.AddResult(res)
 	}
@@ -124,6 +133,10 @@ func build(rep *checker.Report, opts Options) (*gosarif.Report, error) {
 	}
 	return doc, nil
 }
+
+// RunIDsProperty names the result property that lists the runs of the
+// finding's session.
+const RunIDsProperty = "mcpsnoop/runIds"
 
 // ruleID is the rule a finding is reported under.
 func ruleID(f *checker.Finding) string {

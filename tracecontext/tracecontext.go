@@ -1,0 +1,157 @@
+// Package tracecontext parses the W3C Trace Context values MCP carries in a
+// request's _meta (traceparent and tracestate), following the W3C rules for
+// invalid ids and future versions. The checker groups sessions into runs by
+// the trace id; exports hand the context on to tracing backends.
+package tracecontext
+
+import (
+	"errors"
+	"strings"
+)
+
+// TraceParent is a parsed traceparent value.
+type TraceParent struct {
+	Version  string // two lowercase hex digits; "00" today
+	TraceID  string // 32 lowercase hex digits, not all zero
+	ParentID string // 16 lowercase hex digits, not all zero
+	Flags    byte
+}
+
+// Sampled reports the sampled flag (bit 0x01).
+func (p TraceParent) Sampled() bool { return p.Flags&0x01 != 0 }
+
+// Errors ParseTraceParent returns; every one means the value must be
+// ignored whole.
+var (
+	ErrFormat  = errors.New("traceparent is not version-traceid-parentid-flags in lowercase hex")
+	ErrVersion = errors.New("traceparent version ff is forbidden")
+	ErrTraceID = errors.New("traceparent trace-id is all zeros")
+	ErrParent  = errors.New("traceparent parent-id is all zeros")
+)
+
+// ParseTraceParent parses a traceparent. Version 00 must be exactly 55
+// characters; a higher version is read at the version-00 positions when it
+// is at least that long and ends or continues with a dash after the flags,
+// and further fields are ignored.
+func ParseTraceParent(s string) (TraceParent, error) {
+	if len(s) < 3 || !isHex(s[:2]) || s[2] != '-' {
+		return TraceParent{}, ErrFormat
+	}
+	p := TraceParent{Version: s[:2]}
+	if p.Version == "ff" {
+		return TraceParent{}, ErrVersion
+	}
+	if len(s) < 55 || (p.Version == "00" && len(s) != 55) || (len(s) > 55 && s[55] != '-') {
+		return TraceParent{}, ErrFormat
+	}
+	if s[35] != '-' || s[52] != '-' {
+		return TraceParent{}, ErrFormat
+	}
+	p.TraceID, p.ParentID = s[3:35], s[36:52]
+	flags := s[53:55]
+	if !isHex(p.TraceID) || !isHex(p.ParentID) || !isHex(flags) {
+		return TraceParent{}, ErrFormat
+	}
+	if allZero(p.TraceID) {
+		return TraceParent{}, ErrTraceID
+	}
+	if allZero(p.ParentID) {
+		return TraceParent{}, ErrParent
+	}
+	p.Flags = hexByte(flags)
+	return p, nil
+}
+
+// Member is one key=value entry of a tracestate.
+type Member struct{ Key, Value string }
+
+// MaxMembers is the most list members a tracestate may carry.
+const MaxMembers = 32
+
+// ParseTraceState parses a tracestate list. It returns ok false when the
+// value is malformed, in which case it must be discarded (never the
+// traceparent with it). Empty list members are allowed and skipped.
+func ParseTraceState(s string) (members []Member, ok bool) {
+	if strings.TrimSpace(s) == "" {
+		return nil, true
+	}
+	seen := map[string]bool{}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.Trim(item, " \t")
+		if item == "" {
+			continue
+		}
+		key, value, found := strings.Cut(item, "=")
+		if !found || !validKey(key) || !validValue(value) || seen[key] {
+			return nil, false
+		}
+		seen[key] = true
+		members = append(members, Member{key, value})
+		if len(members) > MaxMembers {
+			return nil, false
+		}
+	}
+	return members, true
+}
+
+// validKey: a simple key (lowercase letter, then up to 255 of a-z 0-9 _ - * /)
+// or a multi-tenant key tenant@system.
+func validKey(k string) bool {
+	if tenant, system, multi := strings.Cut(k, "@"); multi {
+		return len(tenant) >= 1 && len(tenant) <= 241 && len(system) >= 1 && len(system) <= 14 &&
+			keyChars(tenant, true) && isLowerAlpha(system[0]) && keyChars(system, false)
+	}
+	return len(k) >= 1 && len(k) <= 256 && isLowerAlpha(k[0]) && keyChars(k, false)
+}
+
+func keyChars(s string, digitFirst bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ok := isLowerAlpha(c) || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '*' || c == '/'
+		if !ok {
+			return false
+		}
+	}
+	return digitFirst || isLowerAlpha(s[0])
+}
+
+// validValue: 1 to 256 printable ASCII characters except comma and equals,
+// not ending in a space.
+func validValue(v string) bool {
+	if len(v) == 0 || len(v) > 256 || v[len(v)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c > 0x7e || c == ',' || c == '=' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerAlpha(c byte) bool { return c >= 'a' && c <= 'z' }
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
+func allZero(s string) bool { return strings.Trim(s, "0") == "" }
+
+func hexByte(s string) byte {
+	var b byte
+	for i := 0; i < 2; i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			b = b<<4 | (c - '0')
+		default:
+			b = b<<4 | (c - 'a' + 10)
+		}
+	}
+	return b
+}

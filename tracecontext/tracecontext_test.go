@@ -1,0 +1,76 @@
+package tracecontext
+
+import (
+	"testing"
+)
+
+func TestParseTraceParent(t *testing.T) {
+	const valid = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"
+	tests := []struct {
+		in      string
+		err     error
+		traceID string
+		sampled bool
+	}{
+		{in: valid, traceID: "0af7651916cd43dd8448eb211c80319c", sampled: true},
+		{in: "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-00", traceID: "0af7651916cd43dd8448eb211c80319c"},
+		{in: "00-0AF7651916CD43DD8448EB211C80319C-00f067aa0ba902b7-01", err: ErrFormat}, // uppercase
+		{in: "00-00000000000000000000000000000000-00f067aa0ba902b7-01", err: ErrTraceID},
+		{in: "00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01", err: ErrParent},
+		{in: "ff-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01", err: ErrVersion},
+		{in: valid + "-extra", err: ErrFormat}, // version 00 is exactly 55 long
+		{in: "01-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01-whatever", traceID: "0af7651916cd43dd8448eb211c80319c", sampled: true},
+		{in: "01-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01", traceID: "0af7651916cd43dd8448eb211c80319c", sampled: true},
+		{in: "01-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01x", err: ErrFormat},
+		{in: "01-0af7651916cd43dd8448eb211c80319c-00f067aa0ba9", err: ErrFormat}, // future version, too short
+		{in: "0-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01", err: ErrFormat},
+		{in: "", err: ErrFormat},
+		{in: "00-0af7651916cd43dd8448eb211c80319c_00f067aa0ba902b7-01", err: ErrFormat},
+	}
+	for _, tt := range tests {
+		p, err := ParseTraceParent(tt.in)
+		if err != tt.err {
+			t.Errorf("%q: err = %v, want %v", tt.in, err, tt.err)
+			continue
+		}
+		if err == nil && (p.TraceID != tt.traceID || p.Sampled() != tt.sampled) {
+			t.Errorf("%q: got %+v", tt.in, p)
+		}
+	}
+}
+
+func TestParseTraceState(t *testing.T) {
+	tests := []struct {
+		in string
+		n  int
+		ok bool
+	}{
+		{"", 0, true},
+		{"congo=t61rcWkgMzE", 1, true},
+		{"rojo=00f067aa0ba902b7,congo=t61rcWkgMzE", 2, true},
+		{"rojo=1, ,congo=2", 2, true},
+		{"tenant@vendor=x", 1, true},
+		{"Rojo=1", 0, false},        // uppercase key
+		{"rojo=1,rojo=2", 0, false}, // duplicate key
+		{"rojo", 0, false},          // no value
+		{"rojo=a,b", 0, false},      // empty member key
+		{"rojo=bad\x01value", 0, false},
+		{"rojo=inner spaces ok ", 1, true}, // trailing whitespace around a member is OWS
+	}
+	for _, tt := range tests {
+		m, ok := ParseTraceState(tt.in)
+		if ok != tt.ok || len(m) != tt.n {
+			t.Errorf("%q: %d members, ok %v; want %d, %v", tt.in, len(m), ok, tt.n, tt.ok)
+		}
+	}
+	var many string
+	for i := 0; i < 33; i++ {
+		if i > 0 {
+			many += ","
+		}
+		many += "k" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + "=v"
+	}
+	if _, ok := ParseTraceState(many); ok {
+		t.Error("33 members accepted")
+	}
+}
