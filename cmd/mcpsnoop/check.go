@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/baseline"
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/codeclimate"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"github.com/mcpsnoop/mcpsnoop/junit"
 	"github.com/mcpsnoop/mcpsnoop/report"
@@ -35,6 +36,7 @@ type checkOptions struct {
 	jsonPath    string
 	logName     string
 	baselineDir string
+	github      githubOptions
 }
 
 func newCheckCmd() *cobra.Command {
@@ -60,12 +62,12 @@ stdout).`,
   mcpsnoop check --fail-on error,invalid,warn,pending --max-duration 5s logs/
   mcpsnoop check --format sarif --junit report.xml run.jsonl > results.sarif`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCheck(cmd, args, o)
+			return runCheckCmd(cmd, args, o)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.failOn, "fail-on", "error,invalid,warn", "comma-separated signals that fail the run")
-	f.StringVar(&o.format, "format", "text", "report on stdout: text, junit or sarif")
+	f.StringVar(&o.format, "format", "text", "report on stdout: text, junit, sarif or codeclimate (GitLab Code Quality)")
 	f.DurationVar(&o.maxDuration, "max-duration", 0, "fail when a finished tools/call took longer than this, wall clock (e.g. 5s; 0 disables)")
 	f.DurationVar(&o.maxServer, "max-server-duration", 0, "fail when the server's share of a finished tools/call is longer than this, the user's time between MRTR round trips left out (0 disables)")
 	f.IntVar(&o.maxRounds, "max-round-trips", 0, "fail when a tools/call takes more requests than this, MRTR retries included (0 disables)")
@@ -77,6 +79,7 @@ stdout).`,
 	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file")
 	f.StringVar(&o.logName, "log-name", "", "file name to give SARIF results read from standard input")
 	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines)")
+	o.github.addFlags(f)
 	return cmd
 }
 
@@ -101,8 +104,8 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		return checkFail("%v", err)
 	}
 	format := strings.ToLower(strings.TrimSpace(o.format))
-	if format != "text" && format != "junit" && format != "sarif" {
-		return checkFail("--format must be text, junit, or sarif, got %q", o.format)
+	if format != "text" && format != "junit" && format != "sarif" && format != "codeclimate" {
+		return checkFail("--format must be text, junit, sarif, or codeclimate, got %q", o.format)
 	}
 	inputs, err := capture.ResolveInputs(args)
 	if err != nil {
@@ -137,12 +140,15 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	}
 	rep := eng.Report()
 
-	sarifOpts := sarif.Options{Version: appVersion(), LogName: o.logName}
+	sarifOpts := sarif.Options{Version: appVersion(), LogName: o.logName, WorkDir: o.github.workDir()}
 	render := map[string]func(io.Writer) error{
 		"text":  func(w io.Writer) error { return report.WriteText(w, rep, report.TextOptions{Verbose: o.verbose}) },
 		"junit": func(w io.Writer) error { return junit.Write(w, rep) },
 		"sarif": func(w io.Writer) error { return sarif.Write(w, rep, sarifOpts) },
 		"json":  func(w io.Writer) error { return report.WriteJSON(w, rep) },
+		"codeclimate": func(w io.Writer) error {
+			return codeclimate.Write(w, rep, codeclimate.Options{LogName: o.logName})
+		},
 	}
 	// Render everything before writing anything, so a failure leaves no
 	// partial report behind and nothing on stdout.
@@ -163,6 +169,9 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		writes = append(writes, atomicfile.File{Path: out.path, Data: buf.Bytes(), Perm: 0o644})
 	}
 	if err := atomicfile.WriteAll(writes); err != nil {
+		return checkFail("%v", err)
+	}
+	if err := o.github.publish(rep, o); err != nil {
 		return checkFail("%v", err)
 	}
 	if _, err := cmd.OutOrStdout().Write(stdout.Bytes()); err != nil {

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/ghactions"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// githubOptions are check's GitHub-mode flags (--github and its two
+// companions) and, once check runs, the mode itself.
+type githubOptions struct {
+	enabled     bool
+	summary     bool
+	annotations int
+	mode        *ghactions.Mode
+}
+
+func (g *githubOptions) addFlags(f *pflag.FlagSet) {
+	f.BoolVar(&g.enabled, "github", false, "GitHub Actions mode: also set step outputs, write a job summary and annotate findings (needs the GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files of a workflow step)")
+	f.BoolVar(&g.summary, "github-summary", true, "with --github: write the job summary")
+	f.IntVar(&g.annotations, "github-annotations", ghactions.MaxAnnotations, "with --github: the most annotations to emit, 0 to 50")
+}
+
+// runCheckCmd runs check, in GitHub mode when --github is given. GitHub
+// mode starts before anything else so that it can refuse to run outside a
+// workflow step, and a check that judged nothing (exit 2) still sets its
+// outputs: outcome error, exit-code 2.
+func runCheckCmd(cmd *cobra.Command, args []string, o checkOptions) error {
+	if !o.github.enabled {
+		for _, name := range []string{"github-summary", "github-annotations"} {
+			if cmd.Flags().Changed(name) {
+				return checkFail("--%s needs --github", name)
+			}
+		}
+		return runCheck(cmd, args, o)
+	}
+	mode, err := ghactions.New(os.Getenv, cmd.ErrOrStderr())
+	if err != nil {
+		return checkFail("%v", err)
+	}
+	o.github.mode = mode
+	if n := o.github.annotations; n < 0 || n > ghactions.MaxAnnotations {
+		err = checkFail("--github-annotations must be between 0 and %d, got %d", ghactions.MaxAnnotations, n)
+	} else {
+		err = runCheck(cmd, args, o)
+	}
+	var ee *exitError
+	if errors.As(err, &ee) && ee.code == 2 {
+		// Best effort: the reason is on stderr whatever happens here.
+		_ = mode.PublishError(strings.TrimPrefix(ee.msg, "mcpsnoop check: "), o.github.summary)
+	}
+	return err
+}
+
+// publish hands a finished check to GitHub mode; nothing without --github.
+// Report paths become absolute, since later steps may run elsewhere.
+func (g *githubOptions) publish(rep *checker.Report, o checkOptions) error {
+	if g.mode == nil {
+		return nil
+	}
+	return g.mode.Publish(rep, ghactions.Options{
+		SARIF: absPath(o.sarifPath), JUnit: absPath(o.junitPath),
+		Summary: g.summary, Annotations: g.annotations,
+	})
+}
+
+// workDir is where SARIF URIs start in GitHub mode: the repository checkout,
+// which code scanning resolves them against even when check ran in a
+// subfolder. "" (the working directory) otherwise.
+func (g *githubOptions) workDir() string {
+	if g.mode == nil {
+		return ""
+	}
+	return g.mode.Workspace()
+}
+
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}

@@ -1,0 +1,353 @@
+package ghactions
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/checker"
+)
+
+// stepEnv is a fake step environment with fresh output and summary files.
+type stepEnv struct {
+	vars             map[string]string
+	output, summary  string
+	annotations      bytes.Buffer
+	workspace, other string
+}
+
+func newStepEnv(t *testing.T) *stepEnv {
+	t.Helper()
+	dir := t.TempDir()
+	e := &stepEnv{
+		output: filepath.Join(dir, "output"), summary: filepath.Join(dir, "summary"),
+		workspace: filepath.Join(dir, "ws"), other: filepath.Join(dir, "elsewhere"),
+	}
+	e.vars = map[string]string{EnvOutput: e.output, EnvSummary: e.summary, EnvWorkspace: e.workspace}
+	return e
+}
+
+func (e *stepEnv) getenv(k string) string { return e.vars[k] }
+
+// lines is what was annotated, with go-githubactions' Windows line ends
+// made "\n".
+func (e *stepEnv) lines() string { return strings.ReplaceAll(e.annotations.String(), "\r\n", "\n") }
+
+func (e *stepEnv) mode(t *testing.T) *Mode {
+	t.Helper()
+	m, err := New(e.getenv, &e.annotations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// outputs parses the GITHUB_OUTPUT file (name<<DELIM blocks, as
+// go-githubactions writes them); later values win.
+func (e *stepEnv) outputs(t *testing.T) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(e.output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		name, delim, ok := strings.Cut(sc.Text(), "<<")
+		if !ok {
+			t.Fatalf("output line %q is not a heredoc", sc.Text())
+		}
+		var val []string
+		for sc.Scan() && sc.Text() != delim {
+			val = append(val, sc.Text())
+		}
+		out[name] = strings.Join(val, "\n")
+	}
+	return out
+}
+
+func finding(level checker.Level, sig checker.Signal, path string, line int, msg string) checker.Finding {
+	return checker.Finding{Signal: sig, RuleID: sig.RuleID(), Level: level, SessionID: "s1", Path: path, Line: line, Message: msg, Fingerprint: "0123456789abcdef"}
+}
+
+var elapsed = 2000.0
+
+// report is a two-session report gated on error and pending.
+func report(ws string, findings ...checker.Finding) *checker.Report {
+	s1 := &checker.SessionReport{
+		ID: "s1", Label: "srv", Transport: "stdio",
+		Source:        checker.Source{Path: filepath.Join(ws, "logs/a.jsonl"), Name: "logs/a.jsonl", FirstLine: 1},
+		Counters:      checker.Counters{Errors: 2, Warnings: 3, Pending: 1, Deprecated: 4},
+		FailedSignals: []checker.Signal{checker.SignalError, checker.SignalPending},
+		Tools: []checker.ToolStats{
+			{Name: "fast", Calls: 3, P50Ms: 1, P95Ms: 2, P99Ms: 2, RoundTrips: 3},
+			{Name: "slow", Calls: 1, Errors: 1, P50Ms: 1500, P95Ms: 38234.5, P99Ms: 38234.5, RoundTrips: 3},
+		},
+		Assertions: []checker.AssertionResult{
+			{Name: "expect-tool", Passed: true, Message: "ok"},
+			{Name: "max-duration", Message: `1 tool call exceeded the 5s budget (worst: tool "slow" took 38.2s)`},
+		},
+		Interactions: []checker.Interaction{{Method: "tools/call", Name: "slow", RoundTrips: 3, Outcome: "completed", DurationMs: 38234.5, ServerTimeMs: 1200, ClientTurnaroundMs: 37034.5}},
+		Elicitations: []checker.Elicitation{
+			{Method: "tools/call", Name: "slow", Mode: "form", Message: "Pick | one", Fields: []checker.ElicitField{{Name: "x", Type: "string"}}, Action: "accept", ElapsedMs: &elapsed},
+			{Method: "tools/call", Name: "slow", Mode: "url", Message: strings.Repeat("é", 130), Host: "example.com", Pending: true},
+		},
+	}
+	s2 := &checker.SessionReport{ID: "s2", Label: "srv", Counters: checker.Counters{Errors: 1, Warnings: 1}, FailedSignals: []checker.Signal{checker.SignalError}}
+	return &checker.Report{
+		Verdict: checker.Failed, FailOn: []checker.Signal{checker.SignalError, checker.SignalPending},
+		Sessions: []*checker.SessionReport{s1, s2}, Findings: findings, FindingsTotal: len(findings),
+	}
+}
+
+func TestNewNeedsTheStepFiles(t *testing.T) {
+	for _, vars := range []map[string]string{
+		{},
+		{EnvOutput: "/tmp/o"},
+		{EnvSummary: "/tmp/s"},
+		{EnvOutput: "", EnvSummary: "/tmp/s", EnvWorkspace: "/w"},
+	} {
+		if _, err := New(func(k string) string { return vars[k] }, &bytes.Buffer{}); !errors.Is(err, ErrNotGitHub) {
+			t.Errorf("%v: err %v, want ErrNotGitHub", vars, err)
+		}
+	}
+}
+
+func TestPublish(t *testing.T) {
+	e := newStepEnv(t)
+	rep := report(e.workspace,
+		finding(checker.LevelNote, checker.SignalDeprecated, filepath.Join(e.workspace, "logs/a.jsonl"), 4, "session s1 frame 4: deprecated"),
+		finding(checker.LevelError, checker.SignalError, filepath.Join(e.workspace, "logs/a.jsonl"), 7, "session s1 frame 7: boom"),
+	)
+	err := e.mode(t).Publish(rep, Options{SARIF: "/r/a.sarif", JUnit: "/r/j.xml", Summary: true, Annotations: MaxAnnotations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"outcome": "findings", "exit-code": "1", "sarif": "/r/a.sarif", "junit": "/r/j.xml",
+		"errors": "3", "warnings": "4", "findings": "4"} // findings: errors 3 + pending 1
+	got := e.outputs(t)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("outputs = %v, want %v", got, want)
+	}
+	ann := strings.Split(strings.TrimSpace(e.lines()), "\n")
+	wantAnn := []string{
+		"::error file=logs/a.jsonl,line=7,title=mcpsnoop/error::session s1 frame 7: boom",
+		"::notice file=logs/a.jsonl,line=4,title=mcpsnoop/deprecated::session s1 frame 4: deprecated",
+	}
+	if fmt.Sprint(ann) != fmt.Sprint(wantAnn) {
+		t.Errorf("annotations:\n%s\nwant:\n%s", strings.Join(ann, "\n"), strings.Join(wantAnn, "\n"))
+	}
+	sum, err := os.ReadFile(e.summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"## ❌ mcpsnoop check: findings\n",
+		"2 sessions checked · gate `--fail-on error,pending` · 3 errors · 4 warnings · 4 findings on gated signals",
+		"### ❌ session s1\n\nserver srv · stdio · logs/a.jsonl\n",
+		"| **2** | 0 | 3 | 0 | **1** | 0 | 0 | 4 | 0 | 0 |",
+		"**Failed signals:** error, pending",
+		"**Failed assertions:**\n\n- 1 tool call exceeded the 5s budget (worst: tool \"slow\" took 38.2s)\n",
+		"| slow | 1 | 1 | 0 | 1.5 s | 38.2 s | 38.2 s | 3 |\n| fast | 3 | 0 | 0 | 1 ms | 2 ms | 2 ms | 3 |",
+		"| tools/call slow | 3 | completed | 38.2 s | 1.2 s | 37 s |",
+		"| tools/call slow | form | Pick \\| one | x (string) | accept | 2 s |",
+		"| tools/call slow | url | " + strings.Repeat("é", 120) + "… | example.com | pending |  |",
+		"### ❌ session s2",
+	} {
+		if !strings.Contains(string(sum), want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum)
+		}
+	}
+	if strings.Contains(string(sum), "expect-tool") || strings.Contains(string(sum), "| ok") {
+		t.Errorf("a passed assertion is in the summary")
+	}
+}
+
+func TestPublishSwitches(t *testing.T) {
+	e := newStepEnv(t)
+	rep := report(e.workspace, finding(checker.LevelError, checker.SignalError, "x.jsonl", 1, "m"))
+	if err := e.mode(t).Publish(rep, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if e.annotations.Len() != 0 {
+		t.Errorf("annotations 0 annotated: %s", e.annotations.String())
+	}
+	if _, err := os.Stat(e.summary); !os.IsNotExist(err) {
+		t.Errorf("summary off wrote the summary file (%v)", err)
+	}
+	if got := e.outputs(t); got["sarif"] != "" || got["junit"] != "" || got["outcome"] != "findings" {
+		t.Errorf("outputs = %v", got)
+	}
+}
+
+func TestPublishPassed(t *testing.T) {
+	e := newStepEnv(t)
+	rep := &checker.Report{Verdict: checker.Passed, FailOn: checker.DefaultFailOn,
+		Sessions: []*checker.SessionReport{{ID: "demo", Counters: checker.Counters{Deprecated: 2}}}}
+	if err := e.mode(t).Publish(rep, Options{Summary: true, Annotations: 50}); err != nil {
+		t.Fatal(err)
+	}
+	got := e.outputs(t)
+	if got["outcome"] != "passed" || got["exit-code"] != "0" || got["findings"] != "0" || got["errors"] != "0" {
+		t.Errorf("outputs = %v", got)
+	}
+	sum, _ := os.ReadFile(e.summary)
+	if !strings.HasPrefix(string(sum), "## ✅ mcpsnoop check: passed") || !strings.Contains(string(sum), "### ✅ session demo") {
+		t.Errorf("summary:\n%s", sum)
+	}
+}
+
+func TestPublishError(t *testing.T) {
+	e := newStepEnv(t)
+	if err := e.mode(t).PublishError(`session log "logs/*|x.jsonl" not found`, true); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"outcome": "error", "exit-code": "2", "sarif": "", "junit": "", "errors": "", "warnings": "", "findings": ""}
+	if got := e.outputs(t); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("outputs = %v, want %v", got, want)
+	}
+	sum, _ := os.ReadFile(e.summary)
+	if !strings.Contains(string(sum), `Nothing was checked: session log "logs/\*\|x.jsonl" not found`) {
+		t.Errorf("summary:\n%s", sum)
+	}
+}
+
+// TestPublishNeverPanics: go-githubactions panics on a file it cannot
+// write; Publish reports an error instead.
+func TestPublishNeverPanics(t *testing.T) {
+	e := newStepEnv(t)
+	e.vars[EnvOutput] = filepath.Join(e.other, "missing-dir", "output")
+	err := e.mode(t).Publish(report(e.workspace), Options{Summary: true})
+	if err == nil || !strings.Contains(err.Error(), "github mode") {
+		t.Errorf("err = %v", err)
+	}
+	err = e.mode(t).PublishError("x", true)
+	if err == nil {
+		t.Errorf("PublishError into a missing folder: no error")
+	}
+}
+
+func TestPublishRefuses(t *testing.T) {
+	e := newStepEnv(t)
+	for _, o := range []Options{
+		{SARIF: "a\nfindings<<_GitHubActionsFileCommandDelimeter_"},
+		{JUnit: "a\rb"},
+		{Annotations: MaxAnnotations + 1},
+		{Annotations: -1},
+	} {
+		if err := e.mode(t).Publish(report(e.workspace), o); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+	if _, err := os.Stat(e.output); !os.IsNotExist(err) {
+		t.Errorf("a refused publish wrote outputs")
+	}
+}
+
+func TestAnnotationsCapOrderAndPaths(t *testing.T) {
+	ws := t.TempDir()
+	var fs []checker.Finding
+	for i := range 30 {
+		fs = append(fs, finding(checker.LevelNote, checker.SignalPending, filepath.Join(ws, "n.jsonl"), i+1, fmt.Sprintf("note %d", i)))
+	}
+	for i := range 30 {
+		fs = append(fs, finding(checker.LevelError, checker.SignalError, filepath.Join(ws, "e.jsonl"), i+1, fmt.Sprintf("error %d", i)))
+	}
+	rep := report(ws, fs...)
+	got := Annotations(rep, MaxAnnotations, ws)
+	if len(got) != MaxAnnotations {
+		t.Fatalf("%d annotations, want %d", len(got), MaxAnnotations)
+	}
+	for i, a := range got[:30] {
+		if a.Level != "error" || a.Message != fmt.Sprintf("error %d", i) || a.File != "e.jsonl" || a.Line != i+1 {
+			t.Fatalf("annotation %d = %+v, want error %d first", i, a, i)
+		}
+	}
+	for i, a := range got[30:49] {
+		if a.Level != "notice" || a.Message != fmt.Sprintf("note %d", i) {
+			t.Fatalf("annotation %d = %+v", 30+i, a)
+		}
+	}
+	if last := got[49]; last.Level != "notice" || last.File != "" || !strings.HasPrefix(last.Message, "11 more findings are not annotated") {
+		t.Errorf("last = %+v", last)
+	}
+	if got := Annotations(rep, 0, ws); len(got) != 0 {
+		t.Errorf("limit 0 gave %d", len(got))
+	}
+
+	// A log outside the workspace, stdin, a session-wide finding.
+	rep = report(ws,
+		finding(checker.LevelError, checker.SignalError, filepath.Join(filepath.Dir(ws), "outside.jsonl"), 3, "outside"),
+		finding(checker.LevelError, checker.SignalError, "", 3, "stdin"),
+		finding(checker.LevelNote, checker.SignalIncomplete, filepath.Join(ws, "sub", "a b,c.jsonl"), 0, "whole session"),
+	)
+	got = Annotations(rep, MaxAnnotations, ws)
+	want := []Annotation{
+		{Level: "error", Title: "mcpsnoop/error", Message: "outside"},
+		{Level: "error", Title: "mcpsnoop/error", Message: "stdin"},
+		{Level: "notice", File: "sub/a b,c.jsonl", Title: "mcpsnoop/incomplete", Message: "whole session"},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("annotations = %+v\nwant %+v", got, want)
+	}
+}
+
+// TestAnnotationsCannotInject: text from a log cannot end the command,
+// start a new one, or add properties.
+func TestAnnotationsCannotInject(t *testing.T) {
+	e := newStepEnv(t)
+	hostile := "x\n::add-mask::secret\r\n::error file=evil::%0A 100% ::"
+	rep := report(e.workspace, finding(checker.LevelError, checker.SignalError, filepath.Join(e.workspace, "a,line=1::b.jsonl"), 2, hostile))
+	if err := e.mode(t).Publish(rep, Options{Annotations: 5}); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.TrimSuffix(e.lines(), "\n")
+	if strings.Count(out, "\n") != 0 {
+		t.Fatalf("one finding became several lines:\n%s", out)
+	}
+	want := "::error file=a%2Cline=1%3A%3Ab.jsonl,line=2,title=mcpsnoop/error::x%0A::add-mask::secret%0D%0A::error file=evil::%250A 100%25 ::"
+	if out != want {
+		t.Errorf("annotation\n got %s\nwant %s", out, want)
+	}
+}
+
+func TestSummaryEscapes(t *testing.T) {
+	rep := report("/ws")
+	rep.Sessions[0].ID = "a|b`c` <img src=x> [l](http://x) *e* _u_\nnext"
+	rep.Sessions[0].Tools[0].Name = "t|x"
+	got := Summary(rep, Options{})
+	for _, want := range []string{
+		"### ❌ session a\\|b\\`c\\` \\<img src=x\\> \\[l\\](http://x) \\*e\\* \\_u\\_ next\n",
+		"| t\\|x | 3 |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestSummaryCap(t *testing.T) {
+	rep := &checker.Report{Verdict: checker.Failed, FailOn: checker.DefaultFailOn}
+	for i := range 5000 {
+		s := &checker.SessionReport{ID: fmt.Sprintf("session-%04d-%s", i, strings.Repeat("x", 60)), Label: "srv", Transport: "stdio"}
+		for j := range 8 {
+			s.Tools = append(s.Tools, checker.ToolStats{Name: fmt.Sprintf("tool_%d", j), Calls: 1, P95Ms: float64(j)})
+		}
+		rep.Sessions = append(rep.Sessions, s)
+	}
+	got := Summary(rep, Options{})
+	if len(got) > MaxSummaryBytes || len(got) < MaxSummaryBytes-10*1024 {
+		t.Errorf("summary is %d bytes, want just under %d", len(got), MaxSummaryBytes)
+	}
+	if !strings.HasSuffix(got, " more sessions not shown: the summary is capped at 900 KiB. The JUnit and SARIF reports cover every session.\n") {
+		t.Errorf("summary ends %q", got[len(got)-200:])
+	}
+	if n := strings.Count(got, "| tool\\_"); n != 5*strings.Count(got, "### ") {
+		t.Errorf("%d tool rows for %d sessions; want the 5 slowest each", n, strings.Count(got, "### "))
+	}
+}
