@@ -404,7 +404,7 @@ func TestActionInputMapping(t *testing.T) {
 	writeFile(t, filepath.Join(f.workspace, "my logs", "a b.jsonl"), []byte("{}\n"))
 	f.binary = fake
 	res, uploads := f.run(t, map[string]string{
-		"session":             "logs/traced/*.jsonl\n  my logs/a b.jsonl  \n\nlogs/pass\nserver.py-8933-e910199a\nlogs/none/*.jsonl\n-weird",
+		"session":             "logs/traced/*.jsonl\n  my logs/a b.jsonl  \n\nlogs/pass\nserver.py-8933-e910199a\nlogs/none/*.jsonl\n-weird\nrun:latest",
 		"fail-on":             "error,pending",
 		"expect-tool":         "a,b\n c",
 		"forbid-tool":         "*",
@@ -429,7 +429,7 @@ func TestActionInputMapping(t *testing.T) {
 		"--github-summary=false", "--github-annotations=7",
 		"--expect-tool", "a", "--expect-tool", "b", "--expect-tool", "c", "--forbid-tool", "*",
 		"--max-duration", "5s", "--max-server-duration", "2s", "--max-round-trips", "3",
-		"--baseline", ".mcpsnoop/baselines", "--",
+		"--baseline", ".mcpsnoop/baselines", "--run", "latest", "--",
 		"logs/traced/files-97144-f2a752e6b438.jsonl", "logs/traced/github-97145-6513269e0d37.jsonl", "logs/traced/search-97146-0c5ca6a3a450.jsonl",
 		"my logs/a b.jsonl", "logs/pass", "server.py-8933-e910199a", "logs/none/*.jsonl", "-weird"}
 	if !slices.Equal(got, want) {

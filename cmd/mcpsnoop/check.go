@@ -36,6 +36,8 @@ type checkOptions struct {
 	jsonPath    string
 	logName     string
 	baselineDir string
+	run         string
+	listRuns    bool
 	github      githubOptions
 }
 
@@ -79,6 +81,8 @@ stdout).`,
 	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file")
 	f.StringVar(&o.logName, "log-name", "", "file name to give SARIF results read from standard input")
 	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines)")
+	f.StringVar(&o.run, "run", "", "check every session of one agent run (a run id, or latest), from the state directory or the logs named")
+	f.BoolVar(&o.listRuns, "runs", false, "list the agent runs found, newest first, and exit")
 	o.github.addFlags(f)
 	return cmd
 }
@@ -107,8 +111,28 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if format != "text" && format != "junit" && format != "sarif" && format != "codeclimate" {
 		return checkFail("--format must be text, junit, sarif, or codeclimate, got %q", o.format)
 	}
-	inputs, err := capture.ResolveInputs(args)
-	if err != nil {
+	var sessions map[string]bool
+	var inputs []capture.Input
+	if o.listRuns || o.run != "" {
+		if inputs, err = runInputs(args); err != nil {
+			return checkFail("%v", err)
+		}
+		runs, err := scanRuns(inputs, cmd.InOrStdin())
+		if err != nil {
+			return checkFail("%v", err)
+		}
+		if o.listRuns {
+			writeRuns(cmd.OutOrStdout(), runs)
+			return nil
+		}
+		where := capture.SessionsDir()
+		if len(args) > 0 {
+			where = strings.Join(args, ", ")
+		}
+		if sessions, err = selectRun(o.run, runs, where); err != nil {
+			return checkFail("%v", err)
+		}
+	} else if inputs, err = capture.ResolveInputs(args); err != nil {
 		return checkFail("%v", err)
 	}
 	outputs := map[string]string{"--sarif": o.sarifPath, "--junit": o.junitPath, "--json": o.jsonPath}
@@ -132,6 +156,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		FailOn: failOn, MaxDuration: o.maxDuration, MaxServerDuration: o.maxServer, MaxRoundTrips: o.maxRounds,
 		ExpectTools: o.expectTools, ForbidTools: o.forbidTools,
 		Baseline: baseline.Store{Dir: o.baselineDir},
+		Sessions: sessions,
 	})
 	for _, in := range inputs {
 		if err := ingestInput(eng, in, cmd.InOrStdin()); err != nil {
