@@ -60,6 +60,9 @@ type call struct {
 	park          *parking // set while waiting on an input_required answer
 	it            interactionState
 	elicits       []*Elicitation // questions of the current round, not yet answered
+	index         int            // position among the session's calls
+	args          []byte         // params.arguments, kept only for Config.OnCall
+	taskCancelled bool
 }
 
 // open reports whether the call can still take its first answer.

@@ -34,6 +34,8 @@ type Config struct {
 	// Sessions, when set, limits the check to these session ids; frames of
 	// other sessions are read and skipped.
 	Sessions map[string]bool
+	// OnCall, when set, receives every call as it ends (see CallRecord).
+	OnCall func(CallRecord)
 	// Baseline keeps the trusted tool definitions drift is judged against;
 	// nil leaves drift unjudged.
 	Baseline BaselineStore

@@ -188,6 +188,7 @@ func stamp(t time.Time) string {
 // calls join the report and the round-trip assertion judges every tools/call.
 func (s *session) ended(c *call) {
 	s.closeElicitations(c)
+	s.report(c, false)
 	if c.isTool {
 		s.asserts.roundTrips(c)
 	}

@@ -75,6 +75,13 @@ func (s *session) onRequest(fc *frameCtx) {
 			c.taskID = clone(t.Str)
 		}
 	}
+	c.index = s.callCount
+	s.callCount++
+	if s.e.cfg.OnCall != nil {
+		if a := m.paramField("arguments"); a.Exists() {
+			c.args = []byte(a.Raw)
+		}
+	}
 	c.it.startHop(c.key.id, f.TS, true)
 	s.calls.open[c.key] = c
 	fc.belongsTo(c)

@@ -97,6 +97,9 @@ func (s *session) lateAnswer(fc *frameCtx, c *call) {
 	fc.lateResult = c.subject() + " was answered after it was cancelled: result arrived " + delay.String() + " after cancellation"
 	s.finished(c, resultSize(m))
 	s.answerSideEffects(fc, c)
+	if s.e.cfg.OnCall != nil {
+		s.report(c, false)
+	}
 }
 
 // settle ends a call with its final answer.
@@ -221,6 +224,7 @@ func (s *session) taskStatus(fc *frameCtx, id string, status, result, errVal gjs
 		c.state = stateFailed
 	case "cancelled":
 		c.state = stateFailed
+		c.taskCancelled = true
 	default:
 		return // still working
 	}

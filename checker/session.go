@@ -40,6 +40,9 @@ type session struct {
 
 	runs runKeys
 
+	callCount      int
+	cancelledCalls []*call // held for Config.OnCall until a late answer or the end
+
 	elicitations          []*Elicitation
 	elicitationsTruncated int
 	elicitSerial          int
@@ -182,6 +185,7 @@ func (s *session) close() *SessionReport {
 		}
 	}
 	s.counters.Pending = len(pending)
+	s.reportRemaining()
 
 	if n := s.counters.MissingFrames; n > 0 {
 		s.addFinding(findingInput{

@@ -1,0 +1,98 @@
+package checker
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// CallRecord is one call as it ended, for the commands that list calls
+// (diff, exports). check itself keeps no per-call list: the engine hands
+// each record to Config.OnCall and forgets it.
+type CallRecord struct {
+	SessionID string
+	Index     int    // position among the session's calls, in request order
+	ID        string // raw JSON id of the first request
+	Method    string
+	Name      string // tool or operation name
+	// Arguments are params.arguments of the first request as logged (nil
+	// when absent).
+	Arguments json.RawMessage
+	// Status: ok, pending, streaming, superseded, late_result,
+	// call_cancelled, cancelled (its task was cancelled) or error.
+	Status string
+	Start  time.Time
+	End    time.Time // zero while open
+	// Duration is set for calls that are done: not open, not superseded,
+	// and not cancelled without a late answer.
+	Duration    time.Duration
+	HasDuration bool
+	RoundTrips  int
+	ServerTime  time.Duration
+	IsError     bool
+	TaskID      string
+}
+
+// callStatus is the status string of a call (capture-store-export.md 6.10).
+func callStatus(c *call) string {
+	switch {
+	case c.state == statePending:
+		return "pending"
+	case c.state == stateStreaming:
+		return "streaming"
+	case c.state == stateSuperseded:
+		return "superseded"
+	case c.state == stateCancelled && c.lateResult:
+		return "late_result"
+	case c.state == stateCancelled:
+		return "call_cancelled"
+	case c.taskCancelled:
+		return "cancelled"
+	case c.errored || c.state == stateFailed:
+		return "error"
+	}
+	return "ok"
+}
+
+// report hands a call that left play to Config.OnCall. A cancelled call is
+// held until its late answer or the end of the session, since a late
+// answer changes its status.
+func (s *session) report(c *call, final bool) {
+	on := s.e.cfg.OnCall
+	if on == nil {
+		return
+	}
+	if c.state == stateCancelled && !c.lateResult && !final {
+		s.cancelledCalls = append(s.cancelledCalls, c)
+		return
+	}
+	r := CallRecord{
+		SessionID: s.id, Index: c.index, ID: c.key.id, Method: c.method, Name: c.tool,
+		Arguments: c.args, Status: callStatus(c), Start: c.start, End: c.end,
+		RoundTrips: c.roundTrips, ServerTime: c.it.serverTime, IsError: c.errored, TaskID: c.taskID,
+	}
+	done := c.state == stateCompleted || c.state == stateFailed || (c.state == stateCancelled && c.lateResult)
+	if done {
+		r.Duration, r.HasDuration = duration(c.start, c.end), true
+	}
+	on(r)
+}
+
+// reportRemaining hands over the calls still open or held at the end.
+func (s *session) reportRemaining() {
+	if s.e.cfg.OnCall == nil {
+		return
+	}
+	for _, c := range s.cancelledCalls {
+		if !c.lateResult {
+			s.report(c, true)
+		}
+	}
+	s.cancelledCalls = nil
+	seen := map[*call]bool{}
+	for _, c := range s.calls.open {
+		if c.state == stateStreaming && !seen[c] {
+			seen[c] = true
+			s.report(c, true)
+		}
+	}
+}
