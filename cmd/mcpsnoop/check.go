@@ -38,6 +38,7 @@ type checkOptions struct {
 	baselineDir string
 	run         string
 	listRuns    bool
+	redact      redactFlags
 	github      githubOptions
 }
 
@@ -83,6 +84,7 @@ stdout).`,
 	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines)")
 	f.StringVar(&o.run, "run", "", "check every session of one agent run (a run id, or latest), from the state directory or the logs named")
 	f.BoolVar(&o.listRuns, "runs", false, "list the agent runs found, newest first, and exit")
+	o.redact.register(f)
 	o.github.addFlags(f)
 	return cmd
 }
@@ -102,6 +104,10 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	}
 	if o.maxRounds < 0 {
 		return checkFail("--max-round-trips must be 0 (off) or more, got %d", o.maxRounds)
+	}
+	red, err := o.redact.redactor()
+	if err != nil {
+		return checkFail("%v", err)
 	}
 	failOn, err := checker.ParseFailOn(o.failOn)
 	if err != nil {
@@ -159,7 +165,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		Sessions: sessions,
 	})
 	for _, in := range inputs {
-		if err := ingestInput(eng, in, cmd.InOrStdin()); err != nil {
+		if err := ingestRedacted(eng, in, cmd.InOrStdin(), red); err != nil {
 			return checkFail("%v", err)
 		}
 	}
@@ -210,6 +216,12 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 
 // ingestInput streams one log into the engine.
 func ingestInput(eng *checker.Engine, in capture.Input, stdin io.Reader) error {
+	return ingestRedacted(eng, in, stdin, nil)
+}
+
+// ingestRedacted is ingestInput with red applied to every frame first (the
+// log itself is never changed).
+func ingestRedacted(eng *checker.Engine, in capture.Input, stdin io.Reader, red *capture.Redactor) error {
 	var src io.Reader = stdin
 	if !in.Stdin {
 		f, err := os.Open(in.Path)
@@ -242,6 +254,7 @@ func ingestInput(eng *checker.Engine, in capture.Input, stdin io.Reader) error {
 		if err != nil {
 			return err
 		}
+		red.Apply(&fr)
 		if eng.Ingest(&fr, checker.Position{Path: in.Path, Name: in.Name, Line: line}) {
 			accepted++
 		}

@@ -28,7 +28,15 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Short: "See and gate the MCP traffic between AI clients and tool servers",
 		Long: `mcpsnoop records the JSON-RPC traffic between an MCP client and server into
 session logs, and checks those logs in CI: protocol errors, invalid frames,
-conformance warnings, hung calls and latency budgets.`,
+conformance warnings, hung calls and latency budgets.
+
+Run as "mcpsnoop [flags] -- <server command> [args...]" it is a stdio shim:
+put it in front of your server's command in your client's MCP config. It
+starts the server, forwards every byte both ways unchanged, passes the
+server's stderr through, and logs each message to
+<state>/sessions/<label>-<pid>-<random>.jsonl. Signals are passed on to the
+server and its exit status is the shim's. Flags may also come from a
+.mcpsnoop.toml in the working directory; flags on the command line win.`,
 		Version:       appVersion(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -37,6 +45,7 @@ conformance warnings, hung calls and latency budgets.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
+	setUpShim(root)
 	root.AddCommand(newCheckCmd(), newBaselineCmd())
 	for _, c := range extraCommands {
 		root.AddCommand(c())

@@ -1,0 +1,270 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// ConfigFile is the project config the shim reads from the working
+// directory (never from a parent).
+const ConfigFile = ".mcpsnoop.toml"
+
+// Config is what a .mcpsnoop.toml sets. Pointers and nil lists are keys the
+// file does not mention.
+type Config struct {
+	Label         *string
+	TraceFile     *string
+	NoTrace       *bool
+	RedactSecrets *bool
+	RedactKeys    []string
+	RedactValues  []string
+	RedactPaths   []string
+}
+
+// configKeys are the keys a config file may set; the repeatable ones
+// accumulate over lines and take arrays too.
+var configKeys = map[string]bool{
+	"label": false, "trace-file": false, "no-trace": false, "redact-secrets": false,
+	"redact-key": true, "redact-value": true, "redact-path": true,
+}
+
+const knownConfigKeys = "label, trace-file, no-trace, redact-secrets, redact-key, redact-value, redact-path"
+
+// LoadConfig reads path; a missing file is no config (nil, nil).
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ParseConfig(path, data)
+}
+
+// ParseConfig reads a config file's text; name prefixes its errors.
+//
+// The format is the one mcpsnoop has always read: `key = value` lines, blank
+// lines and # comments, where redact-key, redact-value and redact-path may
+// repeat to add values. Strict TOML forbids a repeated key, so a TOML
+// library would reject files that work today; this parser reads that form
+// and also what TOML users write: arrays of strings (on one line or
+// several) for the repeatable keys, 'literal' strings and trailing
+// comments. Inside "double quotes" a backslash is kept as written (no
+// escapes), so a pattern like "sk-\d+" means what it says.
+func ParseConfig(name string, data []byte) (*Config, error) {
+	c := &Config{}
+	seen := map[string]int{}
+	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		n := i + 1
+		fail := func(format string, args ...any) error {
+			return fmt.Errorf("%s: line %d: %s", name, n, fmt.Sprintf(format, args...))
+		}
+		t := strings.TrimSpace(lines[i])
+		if i == 0 {
+			t = strings.TrimPrefix(t, "\uFEFF")
+		}
+		if t == "" || t[0] == '#' {
+			continue
+		}
+		if t[0] == '[' {
+			return nil, fail("tables are not supported; write key = value lines")
+		}
+		key, val, ok := strings.Cut(t, "=")
+		if !ok {
+			return nil, fail("expected key = value, got %q", t)
+		}
+		key, val = unquoteKey(strings.TrimSpace(key)), strings.TrimSpace(val)
+		repeatable, known := configKeys[key]
+		if !known {
+			return nil, fail("unknown key %q (the keys are %s)", key, knownConfigKeys)
+		}
+		if prev, dup := seen[key]; dup && !repeatable {
+			return nil, fail("%s is already set on line %d", key, prev)
+		}
+		seen[key] = n
+		var values []string
+		if strings.HasPrefix(val, "[") {
+			if !repeatable {
+				return nil, fail("%s takes one value, not an array", key)
+			}
+			text := val
+			for !arrayClosed(text) && i+1 < len(lines) {
+				i++
+				text += "\n" + lines[i]
+			}
+			items, err := parseArray(text)
+			if err != nil {
+				return nil, fail("%s: %v", key, err)
+			}
+			values = items
+		} else {
+			v, err := parseScalar(val)
+			if err != nil {
+				return nil, fail("%s: %v", key, err)
+			}
+			values = []string{v}
+		}
+		if err := c.set(key, values); err != nil {
+			return nil, fail("%v", err)
+		}
+	}
+	return c, nil
+}
+
+func (c *Config) set(key string, values []string) error {
+	one := values[0]
+	switch key {
+	case "label":
+		c.Label = &one
+	case "trace-file":
+		c.TraceFile = &one
+	case "no-trace", "redact-secrets":
+		b, err := strconv.ParseBool(one)
+		if err != nil {
+			return fmt.Errorf("%s must be true or false, got %q", key, one)
+		}
+		if key == "no-trace" {
+			c.NoTrace = &b
+		} else {
+			c.RedactSecrets = &b
+		}
+	case "redact-key":
+		c.RedactKeys = append(c.RedactKeys, values...)
+	case "redact-value":
+		for _, v := range values {
+			if _, err := regexp.Compile(v); err != nil {
+				return fmt.Errorf("invalid redact pattern %q: %v", v, err)
+			}
+		}
+		c.RedactValues = append(c.RedactValues, values...)
+	case "redact-path":
+		for _, v := range values {
+			if _, err := ParseRedactPath(v); err != nil {
+				return err
+			}
+		}
+		c.RedactPaths = append(c.RedactPaths, values...)
+	}
+	return nil
+}
+
+func unquoteKey(k string) string {
+	if len(k) >= 2 && (k[0] == '"' || k[0] == '\'') && k[len(k)-1] == k[0] {
+		return k[1 : len(k)-1]
+	}
+	return k
+}
+
+// parseScalar reads one value: "text" (backslashes kept), 'text', or bare
+// text, each optionally followed by a # comment.
+func parseScalar(v string) (string, error) {
+	if v == "" {
+		return "", errors.New("missing value")
+	}
+	if v[0] == '"' || v[0] == '\'' {
+		s, rest, err := quoted(v)
+		if err != nil {
+			return "", err
+		}
+		if err := onlyComment(rest); err != nil {
+			return "", err
+		}
+		return s, nil
+	}
+	if strings.HasPrefix(v, "[") {
+		return "", errors.New("arrays are for redact-key, redact-value and redact-path")
+	}
+	if i := strings.IndexByte(v, '#'); i >= 0 {
+		if i == 0 || (v[i-1] != ' ' && v[i-1] != '\t') {
+			return "", fmt.Errorf("%q has a # inside; quote the value", v)
+		}
+		v = strings.TrimSpace(v[:i])
+	}
+	return v, nil
+}
+
+// quoted reads the string v starts with and returns the text after it.
+func quoted(v string) (string, string, error) {
+	q := v[0]
+	end := strings.IndexByte(v[1:], q)
+	if end < 0 {
+		return "", "", fmt.Errorf("%s has no closing %c", v, q)
+	}
+	return v[1 : 1+end], v[2+end:], nil
+}
+
+func onlyComment(rest string) error {
+	rest = strings.TrimSpace(rest)
+	if rest != "" && rest[0] != '#' {
+		return fmt.Errorf("unexpected %q after the value", rest)
+	}
+	return nil
+}
+
+// arrayClosed reports whether text, which starts an array, holds its
+// closing bracket (outside strings and comments).
+func arrayClosed(text string) bool {
+	_, _, err := scanArray(text)
+	return err == nil || !errors.Is(err, errOpenArray)
+}
+
+var errOpenArray = errors.New("the array is never closed")
+
+// parseArray reads an array of strings, which may span lines and hold
+// comments and a trailing comma.
+func parseArray(text string) ([]string, error) {
+	items, rest, err := scanArray(text)
+	if err != nil {
+		return nil, err
+	}
+	return items, onlyComment(rest)
+}
+
+func scanArray(text string) (items []string, rest string, err error) {
+	i := 1 // past '['
+	wantValue := true
+	for {
+		for i < len(text) && strings.IndexByte(" \t\r\n", text[i]) >= 0 {
+			i++
+		}
+		if i >= len(text) {
+			return nil, "", errOpenArray
+		}
+		switch c := text[i]; {
+		case c == '#':
+			nl := strings.IndexByte(text[i:], '\n')
+			if nl < 0 {
+				return nil, "", errOpenArray
+			}
+			i += nl
+		case c == ']':
+			return items, text[i+1:], nil
+		case c == ',':
+			if wantValue {
+				return nil, "", errors.New("an array has an empty element")
+			}
+			wantValue = true
+			i++
+		case c == '"' || c == '\'':
+			if !wantValue {
+				return nil, "", errors.New("array elements must be separated by commas")
+			}
+			s, after, qerr := quoted(text[i:])
+			if qerr != nil || strings.Contains(s, "\n") {
+				return nil, "", fmt.Errorf("an array string has no closing %c on its line", c)
+			}
+			items = append(items, s)
+			i = len(text) - len(after)
+			wantValue = false
+		default:
+			return nil, "", errors.New("array elements must be quoted strings")
+		}
+	}
+}

@@ -1,0 +1,21 @@
+//go:build !unix
+
+package capture
+
+import (
+	"os"
+	"os/exec"
+)
+
+func isolate(cmd *exec.Cmd) {}
+
+// signalServer passes sig on where the platform can; elsewhere (Windows
+// cannot deliver SIGTERM) the server is killed.
+func signalServer(p *os.Process, sig os.Signal) error {
+	if err := p.Signal(sig); err != nil {
+		return p.Kill()
+	}
+	return nil
+}
+
+func killServer(p *os.Process) error { return p.Kill() }

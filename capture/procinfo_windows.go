@@ -1,0 +1,24 @@
+package capture
+
+import (
+	"time"
+
+	"golang.org/x/sys/windows"
+)
+
+// processStart reads pid's creation time with GetProcessTimes.
+func processStart(pid int) (time.Time, bool) {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return time.Time{}, false
+	}
+	defer windows.CloseHandle(h)
+	var created, exited, kernel, user windows.Filetime
+	if err := windows.GetProcessTimes(h, &created, &exited, &kernel, &user); err != nil {
+		return time.Time{}, false
+	}
+	if created.Nanoseconds() <= 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, created.Nanoseconds()), true
+}

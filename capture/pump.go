@@ -1,0 +1,290 @@
+package capture
+
+import (
+	"bytes"
+	"io"
+	"sync"
+	"sync/atomic"
+)
+
+// pumpBuffer is how much one read may take: a pipe holds 64 KiB.
+const pumpBuffer = 64 << 10
+
+// lineSplitter cuts one direction's byte stream into log lines, in two
+// steps around forwarding each chunk: number (before) gives every line that
+// starts in the chunk its seq, so that no answer to it can be numbered
+// first; fill (after) works out what each finished line is, raw JSON or
+// text, while its bytes are still in the cache, and hands it to the log.
+type lineSplitter struct {
+	w   *LogWriter
+	dir string
+	// keepEmpty records empty lines (stderr); on the protocol channel an
+	// empty line is forwarded but is no frame.
+	keepEmpty bool
+
+	open      bool   // a line has begun and not ended
+	t         ticket // the open line's
+	buf       []byte // the open line's log copy, at most MaxLogLine bytes
+	truncated bool   // the open line is longer than buf
+	// lone CR: on the protocol channel the open line is just "\r" so far,
+	// not numbered yet, since "\r\n" would make it an empty line.
+	loneCR bool
+
+	ops  []op       // numbering, for apply
+	done []doneLine // lines that ended in the chunk, for fill
+	cur  *slab      // the slab the current chunk was read into
+}
+
+// doneLine is a line that ended in the current chunk.
+type doneLine struct {
+	op        int // index in ops of the opBegin that numbered it, or -1
+	t         ticket
+	data      []byte
+	truncated bool
+	slab      *slab // data is in this slab, which it holds a reference to
+}
+
+// number observes the chunk b before it is forwarded.
+func (l *lineSplitter) number(b []byte) {
+	ops, done := l.ops[:0], l.done[:0]
+	openOp := -1
+	for len(b) > 0 {
+		seg, rest, ended := b, []byte(nil), false
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			seg, rest, ended = b[:i], b[i+1:], true
+		}
+		b = rest
+		if l.loneCR {
+			l.loneCR = false
+			if ended && len(seg) == 0 {
+				continue // "\r\n": an empty line
+			}
+			ops = append(ops, op{kind: opBegin})
+			line := append(append(make([]byte, 0, len(seg)+1), '\r'), seg...)
+			if ended {
+				data, trunc := capped(trimCR(line))
+				done = append(done, doneLine{op: len(ops) - 1, data: data, truncated: trunc})
+				continue
+			}
+			l.open, l.buf, l.truncated = true, nil, false
+			l.add(line)
+			openOp = len(ops) - 1
+			continue
+		}
+		if l.open {
+			l.add(seg)
+			if ended {
+				done = append(done, doneLine{op: -1, t: l.t, data: l.line(), truncated: l.truncated})
+				l.open, l.buf, l.truncated = false, nil, false
+			}
+			continue
+		}
+		if ended {
+			line := trimCR(seg)
+			if len(line) == 0 && !l.keepEmpty {
+				continue
+			}
+			// The line goes to the log as a slice of the slab, which it
+			// keeps from being reused until the line is written.
+			data, trunc := capped(line)
+			ops = append(ops, op{kind: opBegin})
+			done = append(done, doneLine{op: len(ops) - 1, data: data, truncated: trunc, slab: l.cur.hold()})
+			continue
+		}
+		if !l.keepEmpty && len(seg) == 1 && seg[0] == '\r' {
+			l.loneCR = true
+			continue
+		}
+		l.open, l.buf, l.truncated = true, nil, false
+		l.add(seg)
+		ops = append(ops, op{kind: opBegin})
+		openOp = len(ops) - 1
+	}
+	if len(ops) > 0 {
+		l.w.apply(l.dir, ops)
+		for k := range done {
+			if done[k].op >= 0 {
+				done[k].t = ops[done[k].op].t
+			}
+		}
+		if openOp >= 0 {
+			l.t = ops[openOp].t
+		}
+	}
+	l.ops, l.done = ops, done
+}
+
+// fill hands the lines that ended in the chunk to the log, after the chunk
+// was forwarded.
+func (l *lineSplitter) fill() {
+	if len(l.done) == 0 {
+		return
+	}
+	ops := l.ops[:0]
+	for _, d := range l.done {
+		o := op{kind: opFinish, t: d.t, data: d.data, truncated: d.truncated, slab: d.slab}
+		l.classify(&o)
+		ops = append(ops, o)
+	}
+	l.w.apply(l.dir, ops)
+	clear(ops)
+	clear(l.done)
+	l.ops, l.done = ops[:0], l.done[:0]
+}
+
+// classify decides whether a finished line is logged as raw JSON
+// (compacted) or as text.
+func (l *lineSplitter) classify(o *op) {
+	if l.dir == Stderr || o.truncated {
+		return
+	}
+	var scratch bytes.Buffer
+	raw, ok := compactJSON(o.data, &scratch)
+	if !ok {
+		return
+	}
+	if len(raw) != len(o.data) {
+		// Compacted into a buffer of its own: the slab is not needed.
+		o.slab.release()
+		o.slab = nil
+	}
+	o.data, o.json = raw, true
+}
+
+// end observes the end of the stream: a last line without a newline is a
+// frame too.
+func (l *lineSplitter) end() {
+	switch {
+	case l.loneCR:
+		l.loneCR = false
+		l.w.apply(l.dir, []op{{kind: opAdd, data: []byte{'\r'}}})
+	case l.open:
+		// Without a newline, a trailing "\r" is part of the line.
+		data := l.buf
+		if data == nil {
+			data = []byte{}
+		}
+		o := op{kind: opFinish, t: l.t, data: data, truncated: l.truncated}
+		l.classify(&o)
+		l.w.apply(l.dir, []op{o})
+		l.open, l.buf = false, nil
+	}
+}
+
+// add appends seg to the open line's copy, up to MaxLogLine.
+func (l *lineSplitter) add(seg []byte) {
+	if room := MaxLogLine - len(l.buf); len(seg) > room {
+		seg = seg[:max(room, 0)]
+		l.truncated = true
+	}
+	l.buf = append(l.buf, seg...)
+}
+
+// line is the open line's copy without the "\r" of a "\r\n" ending.
+func (l *lineSplitter) line() []byte {
+	if l.truncated {
+		return l.buf
+	}
+	if l.buf == nil {
+		return []byte{}
+	}
+	return trimCR(l.buf)
+}
+
+func trimCR(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		return b[:n-1]
+	}
+	return b
+}
+
+// capped is b cut to MaxLogLine bytes.
+func capped(b []byte) ([]byte, bool) {
+	if len(b) > MaxLogLine {
+		return b[:MaxLogLine], true
+	}
+	return b, false
+}
+
+// slabSize is the size of the buffers a logged stream is read into. Lines
+// that end inside a read go to the log as slices of the slab, without a
+// copy. A slab counts the lines that still use it and goes back to a pool
+// when the last is written and the pump has moved on.
+const slabSize = 1 << 20
+
+type slab struct {
+	buf  []byte
+	used int
+	refs atomic.Int32
+}
+
+var slabs = sync.Pool{New: func() any { return &slab{buf: make([]byte, slabSize)} }}
+
+func newSlab() *slab {
+	s := slabs.Get().(*slab)
+	s.used = 0
+	s.refs.Store(1) // the pump's
+	return s
+}
+
+// hold takes a reference for a line.
+func (s *slab) hold() *slab {
+	s.refs.Add(1)
+	return s
+}
+
+// release drops a reference; s may be nil.
+func (s *slab) release() {
+	if s != nil && s.refs.Add(-1) == 0 {
+		slabs.Put(s)
+	}
+}
+
+// pump copies src to dst chunk by chunk as it arrives, with no buffering
+// of its own, showing each chunk to the splitter (when there is a log)
+// before forwarding it. When dst fails, pump keeps reading and observing, so
+// the peer writing to src is never blocked by one that went away. It returns
+// when src ends or fails.
+func pump(src io.Reader, dst io.Writer, l *lineSplitter) {
+	var buf []byte
+	if l == nil {
+		buf = make([]byte, pumpBuffer)
+	} else {
+		defer func() { l.cur.release() }()
+	}
+	flusher, _ := dst.(interface{ Flush() error })
+	dstOK := true
+	for {
+		if l != nil {
+			if l.cur == nil || len(l.cur.buf)-l.cur.used < pumpBuffer {
+				l.cur.release()
+				l.cur = newSlab()
+			}
+			buf = l.cur.buf[l.cur.used : l.cur.used+pumpBuffer]
+		}
+		n, err := src.Read(buf)
+		if n > 0 {
+			chunk := buf[:n:n]
+			if l != nil {
+				l.cur.used += n
+				l.number(chunk)
+			}
+			if dstOK {
+				if _, werr := dst.Write(chunk); werr != nil {
+					dstOK = false
+				} else if flusher != nil {
+					_ = flusher.Flush()
+				}
+			}
+			if l != nil {
+				l.fill()
+			}
+		}
+		if err != nil {
+			if l != nil {
+				l.end()
+			}
+			return
+		}
+	}
+}

@@ -1,0 +1,429 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/theory/jsonpath"
+	"github.com/theory/jsonpath/spec"
+)
+
+// RedactedValue replaces whatever a redaction rule removes.
+const RedactedValue = "[REDACTED]"
+
+// SecretKeys are the keys --redact-secrets adds.
+var SecretKeys = []string{"token", "api_key", "apikey", "password", "passwd", "secret",
+	"authorization", "access_token", "refresh_token", "client_secret"}
+
+// RedactOptions are the redaction rules of a capture or a read.
+type RedactOptions struct {
+	Secrets bool     // add SecretKeys to Keys
+	Keys    []string // object keys, compared case-insensitively; "a,b" lists are split
+	Values  []string // RE2 patterns: every match in a string value or a text line
+	Paths   []string // RFC 9535 JSONPath queries over the message; the leading $ may be left out
+}
+
+// Redactor scrubs frames before anything keeps them. The zero of its use is
+// a nil *Redactor, which changes nothing.
+//
+// What each rule reaches (spec: capture-store-export.md section 10): key
+// rules replace the value of a matching key at any depth of the message,
+// and in any array the value of a --flag=value or --flag value pair naming
+// such a key (the meta frame's command line); value patterns replace their
+// matches in every string value, in text lines and in Mcp-Param-* headers;
+// paths replace what they select. Keys inside the inputSchema and
+// outputSchema of a tools/list result are schema vocabulary, not data: key
+// rules skip them (value patterns too, for the values of "type" and
+// "x-mcp-header"), except under default, const, examples and enum.
+type Redactor struct {
+	keys     map[string]bool // lowercased
+	flagKeys map[string]bool // lowercased, "-" as "_": how a --flag-name names a key
+	values   []*regexp.Regexp
+	paths    []*jsonpath.Path
+}
+
+// NewRedactor compiles o. It returns nil, nil when o has no rule.
+func NewRedactor(o RedactOptions) (*Redactor, error) {
+	r := &Redactor{keys: map[string]bool{}, flagKeys: map[string]bool{}}
+	keys := o.Keys
+	if o.Secrets {
+		keys = append(append([]string(nil), SecretKeys...), keys...)
+	}
+	for _, list := range keys {
+		for k := range strings.SplitSeq(list, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				r.keys[strings.ToLower(k)] = true
+				r.flagKeys[flagKey(k)] = true
+			}
+		}
+	}
+	for _, v := range o.Values {
+		if v == "" {
+			continue
+		}
+		re, err := regexp.Compile(v)
+		if err != nil {
+			return nil, fmt.Errorf("invalid redact pattern %q: %w", v, err)
+		}
+		r.values = append(r.values, re)
+	}
+	for _, p := range o.Paths {
+		jp, err := ParseRedactPath(p)
+		if err != nil {
+			return nil, err
+		}
+		r.paths = append(r.paths, jp)
+	}
+	if len(r.keys) == 0 && len(r.values) == 0 && len(r.paths) == 0 {
+		return nil, nil
+	}
+	return r, nil
+}
+
+// ParseRedactPath parses a JSONPath redaction rule. Like other capture
+// tools it takes the leading "$" as optional ("params.a", "@.params.a" and
+// "$.params.a" are the same path).
+func ParseRedactPath(p string) (*jsonpath.Path, error) {
+	q := strings.TrimSpace(p)
+	switch {
+	case q == "":
+		return nil, fmt.Errorf("invalid redact JSONPath %q: empty", p)
+	case q[0] == '$':
+	case q[0] == '@':
+		q = "$" + q[1:]
+	case q[0] == '.' || q[0] == '[':
+		q = "$" + q
+	default:
+		q = "$." + q
+	}
+	jp, err := jsonpath.Parse(q)
+	if err != nil {
+		return nil, fmt.Errorf("invalid redact JSONPath %q: %w", p, err)
+	}
+	return jp, nil
+}
+
+func flagKey(k string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(k)), "-", "_")
+}
+
+// Apply scrubs f in place and reports whether anything changed; a changed
+// frame gets Redacted. A rewritten raw value is re-encoded from the parsed
+// message: keys sorted, numbers as written, no HTML escaping. An unchanged
+// frame keeps its bytes.
+func (r *Redactor) Apply(f *Frame) bool {
+	if r == nil {
+		return false
+	}
+	changed := false
+	headers := len(f.McpParamHeaders) > 0 || f.McpName != ""
+	var removed, remaining map[string]bool
+	if len(f.Raw) > 0 {
+		if out, rem, left, ok := r.scrubJSON(f.Raw, headers); ok {
+			f.Raw, removed, remaining = out, rem, left
+			changed = true
+		}
+	}
+	if f.Text != "" {
+		if s, ok := r.scrubString(f.Text); ok {
+			f.Text = s
+			changed = true
+		}
+	}
+	if headers && r.scrubHeaders(f, removed, remaining) {
+		changed = true
+	}
+	if changed {
+		f.Redacted = true
+	}
+	return changed
+}
+
+// scrubJSON applies paths, then key rules and value patterns, to a raw
+// message. ok is false when nothing changed (or raw does not parse). With
+// track, it also returns the scalars removed wholesale and those left.
+func (r *Redactor) scrubJSON(raw []byte, track bool) (out []byte, removed, remaining map[string]bool, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var tree any
+	if dec.Decode(&tree) != nil {
+		return nil, nil, nil, false
+	}
+	w := walker{r: r}
+	if track {
+		w.removed = map[string]bool{}
+	}
+	for _, p := range r.paths {
+		for _, n := range p.SelectLocated(tree) {
+			w.noteRemoved(n.Node)
+			tree = replaceAt(tree, n.Path)
+			w.changed = true
+		}
+	}
+	tree = w.walk(tree, stateRoot, false)
+	if !w.changed {
+		return nil, nil, nil, false
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(tree) != nil {
+		return nil, nil, nil, false
+	}
+	if track {
+		remaining = map[string]bool{}
+		collectScalars(tree, remaining)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), w.removed, remaining, true
+}
+
+// replaceAt puts the placeholder at path in tree and returns the new tree
+// (the placeholder itself for the root). A path through a value an earlier
+// rule already replaced leads nowhere and changes nothing.
+func replaceAt(tree any, path spec.NormalizedPath) any {
+	if len(path) == 0 {
+		return RedactedValue
+	}
+	cur := tree
+	for i, sel := range path {
+		last := i == len(path)-1
+		switch s := sel.(type) {
+		case spec.Name:
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return tree
+			}
+			if _, exists := m[string(s)]; !exists {
+				return tree
+			}
+			if last {
+				m[string(s)] = RedactedValue
+				return tree
+			}
+			cur = m[string(s)]
+		case spec.Index:
+			a, ok := cur.([]any)
+			if !ok || int(s) < 0 || int(s) >= len(a) {
+				return tree
+			}
+			if last {
+				a[s] = RedactedValue
+				return tree
+			}
+			cur = a[s]
+		default:
+			return tree
+		}
+	}
+	return tree
+}
+
+// Where the walk is in a message, for the schema exemption.
+const (
+	stateRoot   = iota // the message (or a batch element)
+	stateResult        // its result
+	stateTools         // result.tools
+	stateTool          // one tool definition
+	stateData          // anything else that is data
+	stateSchema        // inside a tool's inputSchema or outputSchema
+)
+
+type walker struct {
+	r       *Redactor
+	changed bool
+	removed map[string]bool // nil unless headers need it
+}
+
+// walk scrubs v, found in state; noPattern leaves its strings to the value
+// patterns (the values of "type" and "x-mcp-header" in a schema).
+func (w *walker) walk(v any, state int, noPattern bool) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, val := range t {
+			if state != stateSchema && w.r.keys[strings.ToLower(k)] {
+				if s, ok := val.(string); !ok || s != RedactedValue {
+					w.noteRemoved(val)
+					t[k] = RedactedValue
+					w.changed = true
+				}
+				continue
+			}
+			t[k] = w.walk(val, childState(state, k), state == stateSchema && (k == "type" || k == "x-mcp-header"))
+		}
+		return t
+	case []any:
+		elem := stateData
+		switch state {
+		case stateRoot:
+			elem = stateRoot // a batch
+		case stateTools:
+			elem = stateTool
+		case stateSchema:
+			elem = stateSchema
+		}
+		flagNext := false
+		for i, val := range t {
+			s, isString := val.(string)
+			if !isString {
+				flagNext = false
+				t[i] = w.walk(val, elem, noPattern)
+				continue
+			}
+			if state != stateSchema && len(w.r.flagKeys) > 0 {
+				if flagNext {
+					flagNext = false
+					if s != RedactedValue {
+						w.noteRemoved(s)
+						t[i] = RedactedValue
+						w.changed = true
+					}
+					continue
+				}
+				if name, value, hasValue := strings.Cut(s, "="); strings.HasPrefix(name, "-") && w.r.flagKeys[flagKey(strings.TrimLeft(name, "-"))] {
+					if !hasValue {
+						flagNext = true
+						continue
+					}
+					if value != RedactedValue {
+						w.noteRemoved(value)
+						t[i] = name + "=" + RedactedValue
+						w.changed = true
+					}
+					continue
+				}
+			}
+			t[i] = w.walk(s, elem, noPattern)
+		}
+		return t
+	case string:
+		if noPattern {
+			return t
+		}
+		if s, ok := w.r.scrubString(t); ok {
+			w.changed = true
+			return s
+		}
+		return t
+	}
+	return v
+}
+
+// childState is the state of the value under key k of an object in state.
+func childState(state int, k string) int {
+	switch state {
+	case stateRoot:
+		if k == "result" {
+			return stateResult
+		}
+	case stateResult:
+		if k == "tools" {
+			return stateTools
+		}
+	case stateTool:
+		if k == "inputSchema" || k == "outputSchema" {
+			return stateSchema
+		}
+	case stateSchema:
+		switch k {
+		case "default", "const", "examples", "enum":
+			return stateData
+		}
+		return stateSchema
+	}
+	return stateData
+}
+
+func (w *walker) noteRemoved(v any) {
+	if w.removed != nil {
+		collectScalars(v, w.removed)
+	}
+}
+
+// collectScalars adds the text of every string, number and boolean in v.
+func collectScalars(v any, into map[string]bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, val := range t {
+			collectScalars(val, into)
+		}
+	case []any:
+		for _, val := range t {
+			collectScalars(val, into)
+		}
+	case string:
+		into[t] = true
+	case json.Number:
+		into[string(t)] = true
+	case bool:
+		if t {
+			into["true"] = true
+		} else {
+			into["false"] = true
+		}
+	}
+}
+
+// scrubString replaces every match of every value pattern in s.
+func (r *Redactor) scrubString(s string) (string, bool) {
+	out := s
+	for _, re := range r.values {
+		out = re.ReplaceAllLiteralString(out, RedactedValue)
+	}
+	return out, out != s
+}
+
+// scrubHeaders applies the header rules of an HTTP request frame: an
+// Mcp-Param-* value is replaced when its header names a redact key, or when
+// it mirrors a value removed from the body that no longer occurs there;
+// value patterns replace their matches in it. Mcp-Name is replaced only as
+// such a mirror.
+func (r *Redactor) scrubHeaders(f *Frame, removed, remaining map[string]bool) bool {
+	changed := false
+	mirrors := func(v string) bool {
+		d := decodeSentinel(v)
+		return removed[d] && !remaining[d]
+	}
+	if f.McpName != "" && f.McpName != RedactedValue && mirrors(f.McpName) {
+		f.McpName = RedactedValue
+		changed = true
+	}
+	for i := range f.McpParamHeaders {
+		h := &f.McpParamHeaders[i]
+		if h.Value == RedactedValue {
+			continue
+		}
+		name := strings.ToLower(h.Name)
+		suffix := strings.TrimPrefix(name, "mcp-param-")
+		if (suffix != name && r.flagKeys[flagKey(suffix)]) || mirrors(h.Value) {
+			h.Value, h.Redacted = RedactedValue, true
+			changed = true
+			continue
+		}
+		if s, ok := r.scrubString(h.Value); ok {
+			h.Value, h.Redacted = s, true
+			changed = true
+		}
+	}
+	return changed
+}
+
+// decodeSentinel undoes the =?base64?...?= encoding of a header value.
+func decodeSentinel(v string) string {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if !ok {
+		return v
+	}
+	inner, ok = strings.CutSuffix(inner, "?=")
+	if !ok {
+		return v
+	}
+	b, err := base64.StdEncoding.DecodeString(inner)
+	if err != nil {
+		return v
+	}
+	return string(b)
+}

@@ -1,0 +1,137 @@
+package capture
+
+import (
+	"strings"
+	"testing"
+)
+
+func mustRedactor(t *testing.T, o RedactOptions) *Redactor {
+	t.Helper()
+	r, err := NewRedactor(o)
+	if err != nil || r == nil {
+		t.Fatalf("NewRedactor(%+v) = %v, %v", o, r, err)
+	}
+	return r
+}
+
+// The worked example of the log format spec (section 10.6): keys, flag
+// pairs in arrays, value patterns and a path, with the schema exemption.
+func TestRedactorSpecExample(t *testing.T) {
+	r := mustRedactor(t, RedactOptions{Secrets: true, Values: []string{"sk-[A-Za-z0-9]+"}, Paths: []string{"$.params.arguments.text"}})
+	tests := []struct {
+		f         Frame
+		raw, text string
+		redacted  bool
+	}{
+		{
+			Frame{Direction: ClientToServer, Raw: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello","Token":"t0","api_key":"k","x_api_key":"notmatched","password":"pw","nested":{"secret":"s"},"inputSchema":{"token":"t1"},"list":["--api-key=sk-1","--token","abc","plain sk-2"]}}}`)},
+			`{"id":2,"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"Token":"[REDACTED]","api_key":"[REDACTED]","inputSchema":{"token":"[REDACTED]"},"list":["--api-key=[REDACTED]","--token","[REDACTED]","plain [REDACTED]"],"nested":{"secret":"[REDACTED]"},"password":"[REDACTED]","text":"[REDACTED]","x_api_key":"notmatched"},"name":"echo"}}`,
+			"", true,
+		},
+		{Frame{Direction: Stderr, Text: "stderr has sk-abc secret"}, "", "stderr has [REDACTED] secret", true},
+		{
+			Frame{Direction: ServerToClient, Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"token":{"type":"string","default":"dflt-token","description":"like sk-123"},"password":{"type":"string"}},"required":["token"]}}]}}`)},
+			`{"id":1,"jsonrpc":"2.0","result":{"tools":[{"inputSchema":{"properties":{"password":{"type":"string"},"token":{"default":"dflt-token","description":"like [REDACTED]","type":"string"}},"required":["token"],"type":"object"},"name":"echo"}]}}`,
+			"", true,
+		},
+		{
+			Frame{Direction: Meta, Raw: []byte(`{"command":["python3","srv3.py","--api-key=sk-zzz","--token","abc"],"cwd":"/w"}`)},
+			`{"command":["python3","srv3.py","--api-key=[REDACTED]","--token","[REDACTED]"],"cwd":"/w"}`, "", true,
+		},
+		{Frame{Direction: ClientToServer, Raw: []byte(`{"jsonrpc": "2.0", "id":3,"method":"ping"}`)}, `{"jsonrpc": "2.0", "id":3,"method":"ping"}`, "", false},
+	}
+	for _, tt := range tests {
+		f := tt.f
+		changed := r.Apply(&f)
+		if changed != tt.redacted || f.Redacted != tt.redacted || string(f.Raw) != tt.raw || f.Text != tt.text {
+			t.Errorf("Apply(%s %s%s):\ngot  %v %s %q\nwant %v %s %q", tt.f.Direction, tt.f.Raw, tt.f.Text, changed, f.Raw, f.Text, tt.redacted, tt.raw, tt.text)
+		}
+	}
+}
+
+func TestRedactorPaths(t *testing.T) {
+	msg := `{"params":{"items":[{"n":1,"secret":"a"},{"n":2,"secret":"b"},{"n":3,"secret":"c"}],"weird key":"w","deep":{"password":"p"}}}`
+	tests := []struct {
+		path, want string
+	}{
+		{"$", `"[REDACTED]"`},
+		{"params.deep.password", `{"params":{"deep":{"password":"[REDACTED]"},"items":[{"n":1,"secret":"a"},{"n":2,"secret":"b"},{"n":3,"secret":"c"}],"weird key":"w"}}`},
+		{"@.params['weird key']", `{"params":{"deep":{"password":"p"},"items":[{"n":1,"secret":"a"},{"n":2,"secret":"b"},{"n":3,"secret":"c"}],"weird key":"[REDACTED]"}}`},
+		{"$..password", `{"params":{"deep":{"password":"[REDACTED]"},"items":[{"n":1,"secret":"a"},{"n":2,"secret":"b"},{"n":3,"secret":"c"}],"weird key":"w"}}`},
+		// RFC 9535 slices end before their end index.
+		{"$.params.items[0:1].secret", `{"params":{"deep":{"password":"p"},"items":[{"n":1,"secret":"[REDACTED]"},{"n":2,"secret":"b"},{"n":3,"secret":"c"}],"weird key":"w"}}`},
+		{"$.params.items[-1]", `{"params":{"deep":{"password":"p"},"items":[{"n":1,"secret":"a"},{"n":2,"secret":"b"},"[REDACTED]"],"weird key":"w"}}`},
+		// Numeric filters compare numbers.
+		{"$.params.items[?@.n > 1].secret", `{"params":{"deep":{"password":"p"},"items":[{"n":1,"secret":"a"},{"n":2,"secret":"[REDACTED]"},{"n":3,"secret":"[REDACTED]"}],"weird key":"w"}}`},
+		{"$.params.nothing", msg},
+	}
+	for _, tt := range tests {
+		r := mustRedactor(t, RedactOptions{Paths: []string{tt.path}})
+		f := Frame{Raw: []byte(msg)}
+		r.Apply(&f)
+		if string(f.Raw) != tt.want || f.Redacted != (tt.want != msg) {
+			t.Errorf("%s:\ngot  %s\nwant %s", tt.path, f.Raw, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "$[", "$.[", "$.."} {
+		if _, err := NewRedactor(RedactOptions{Paths: []string{bad}}); err == nil || !strings.Contains(err.Error(), "invalid redact JSONPath") {
+			t.Errorf("path %q: err %v", bad, err)
+		}
+	}
+}
+
+func TestRedactorKeysAndValues(t *testing.T) {
+	if r, err := NewRedactor(RedactOptions{Keys: []string{"", " "}, Values: []string{""}}); r != nil || err != nil {
+		t.Errorf("empty rules: %v %v", r, err)
+	}
+	var none *Redactor
+	if none.Apply(&Frame{Text: "x"}) {
+		t.Error("a nil redactor changed a frame")
+	}
+	if _, err := NewRedactor(RedactOptions{Values: []string{"("}}); err == nil || !strings.Contains(err.Error(), "invalid redact pattern") {
+		t.Errorf("bad pattern: %v", err)
+	}
+	r := mustRedactor(t, RedactOptions{Keys: []string{"Region, session-token"}})
+	f := Frame{Raw: []byte(`{"region":{"a":[1,2]},"REGION":7,"args":["--session-token","x","--region=eu"],"n":1.50}`)}
+	r.Apply(&f)
+	if want := `{"REGION":"[REDACTED]","args":["--session-token","[REDACTED]","--region=[REDACTED]"],"n":1.50,"region":"[REDACTED]"}`; string(f.Raw) != want {
+		t.Errorf("got  %s\nwant %s", f.Raw, want)
+	}
+}
+
+// Over HTTP a redacted argument must not survive in its Mcp-Param-* or
+// Mcp-Name mirror, and a header named by a redact key is scrubbed too.
+func TestRedactorHeaders(t *testing.T) {
+	r := mustRedactor(t, RedactOptions{Keys: []string{"region", "api-key"}, Values: []string{"sk-[0-9]+"}})
+	f := Frame{
+		Direction: ClientToServer,
+		Raw:       []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"region":"eu-west","q":"hello"}}}`),
+		McpName:   "lookup",
+		McpParamHeaders: []ParamHeader{
+			{Name: "Mcp-Param-Where", Value: "=?base64?ZXUtd2VzdA==?="}, // "eu-west"
+			{Name: "Mcp-Param-Q", Value: "hello"},
+			{Name: "Mcp-Param-Api-Key", Value: "abc"},
+			{Name: "Mcp-Param-Token", Value: "key sk-42"},
+		},
+	}
+	r.Apply(&f)
+	want := []ParamHeader{
+		{Name: "Mcp-Param-Where", Value: RedactedValue, Redacted: true},
+		{Name: "Mcp-Param-Q", Value: "hello"},
+		{Name: "Mcp-Param-Api-Key", Value: RedactedValue, Redacted: true},
+		{Name: "Mcp-Param-Token", Value: "key [REDACTED]", Redacted: true},
+	}
+	for i, h := range f.McpParamHeaders {
+		if h != want[i] {
+			t.Errorf("header %d = %+v, want %+v", i, h, want[i])
+		}
+	}
+	if f.McpName != "lookup" || !f.Redacted {
+		t.Errorf("name %q redacted %v", f.McpName, f.Redacted)
+	}
+	named := Frame{Raw: []byte(`{"params":{"name":"secret-tool","arguments":{}}}`), McpName: "secret-tool"}
+	mustRedactor(t, RedactOptions{Paths: []string{"$.params.name"}}).Apply(&named)
+	if named.McpName != RedactedValue {
+		t.Errorf("Mcp-Name mirror kept: %q", named.McpName)
+	}
+}

@@ -1,0 +1,125 @@
+package capture
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxLabelBytes is the longest server label accepted.
+const maxLabelBytes = 200
+
+// launchers are commands that start the real server: the label skips them
+// to name what they launch (`npx -y @scope/server-foo` is `server-foo`).
+var launchers = map[string]bool{
+	"npx": true, "npm": true, "pnpm": true, "yarn": true, "bunx": true, "bun": true,
+	"node": true, "deno": true, "python": true, "python3": true, "uv": true, "uvx": true,
+	"pipx": true, "sh": true, "bash": true, "env": true, "go": true,
+}
+
+// DeriveLabel names a stdio server after the command that starts it: the
+// first argument that looks like a server (contains "server" or "mcp",
+// starts with "@", or is a .js, .ts or .py file), else the first argument
+// that is not a flag, a launcher or a subcommand word like "run", keeping
+// only the part after the last slash. `python3 server.py` is "server.py".
+func DeriveLabel(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	var candidates []string
+	for i, tok := range argv {
+		if tok == "" || strings.HasPrefix(tok, "-") || tok == "run" || tok == "exec" {
+			continue
+		}
+		if (i == 0 || len(candidates) == 0) && launchers[baseName(tok)] {
+			continue
+		}
+		candidates = append(candidates, tok)
+	}
+	pick := argv[0]
+	if len(candidates) > 0 {
+		pick = candidates[0]
+		for _, c := range candidates {
+			l := strings.ToLower(c)
+			if strings.Contains(l, "server") || strings.Contains(l, "mcp") || strings.HasPrefix(c, "@") ||
+				strings.HasSuffix(l, ".js") || strings.HasSuffix(l, ".ts") || strings.HasSuffix(l, ".py") {
+				pick = c
+				break
+			}
+		}
+	}
+	if l := baseName(pick); l != "" {
+		return l
+	}
+	return baseName(argv[0])
+}
+
+// baseName is the part of s after its last slash or backslash.
+func baseName(s string) string {
+	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// ValidateLabel rejects labels that cannot be part of a log file name: a
+// slash or backslash, NUL or another control character, a leading dash, or
+// more than 200 bytes. ".." inside a label is fine: it never stands alone.
+func ValidateLabel(label string) error {
+	switch {
+	case label == "":
+		return errors.New("the label is empty")
+	case len(label) > maxLabelBytes:
+		return fmt.Errorf("label %q is %d bytes, longer than %d", label[:40]+"...", len(label), maxLabelBytes)
+	case strings.HasPrefix(label, "-"):
+		return fmt.Errorf("label %q starts with a dash", label)
+	case strings.ContainsAny(label, `/\`):
+		return fmt.Errorf("label %q contains a slash", label)
+	case !utf8.ValidString(label):
+		return fmt.Errorf("label %q is not valid UTF-8", label)
+	}
+	for _, r := range label {
+		if r == 0 || unicode.IsControl(r) {
+			return fmt.Errorf("label %q contains a control character", label)
+		}
+	}
+	return nil
+}
+
+// NewSessionID mints the id of one capture run: <label>-<pid>-<12 hex>. The
+// random part keeps two runs apart when a process id is reused (containers
+// start every process at a low pid).
+func NewSessionID(label string) string {
+	var nonce [6]byte
+	_, _ = rand.Read(nonce[:]) // crypto/rand.Read never fails on supported platforms
+	return label + "-" + strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(nonce[:])
+}
+
+// OpenSessionLog creates the log of a new session under <state>/sessions
+// (folders 0700, file 0600) and returns it with its path.
+func OpenSessionLog(sessionID string) (*os.File, string, error) {
+	if err := os.MkdirAll(SessionsDir(), 0o700); err != nil {
+		return nil, SessionLogPath(sessionID), err
+	}
+	return OpenLogFile(SessionLogPath(sessionID))
+}
+
+// OpenLogFile opens path for appending frames (creating it with mode 0600),
+// so that several runs can share one file. Its folder must exist.
+func OpenLogFile(path string) (*os.File, string, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, path, err
+	}
+	if abs, aerr := filepath.Abs(path); aerr == nil {
+		path = abs
+	}
+	return f, path, nil
+}

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/spf13/pflag"
+)
+
+// redactFlags are the --redact-* flags, shared by every command that
+// writes or reads frames.
+type redactFlags struct {
+	secrets bool
+	keys    []string
+	values  []string
+	paths   []string
+}
+
+func (r *redactFlags) register(f *pflag.FlagSet) {
+	f.BoolVar(&r.secrets, "redact-secrets", false, "replace the values of common secret keys (token, api_key, password, authorization, ...) with [REDACTED]")
+	f.StringArrayVar(&r.keys, "redact-key", nil, "replace the value of this object key, at any depth, case-insensitively (repeatable, or a comma-separated list)")
+	f.StringArrayVar(&r.values, "redact-value", nil, "replace every match of this regular expression (RE2) in string values, stderr and non-JSON lines (repeatable)")
+	f.StringArrayVar(&r.paths, "redact-path", nil, "replace what this JSONPath (RFC 9535, over the JSON-RPC message) selects (repeatable)")
+}
+
+func (r *redactFlags) options() capture.RedactOptions {
+	return capture.RedactOptions{Secrets: r.secrets, Keys: r.keys, Values: r.values, Paths: r.paths}
+}
+
+// redactor compiles the flags; nil when none is set.
+func (r *redactFlags) redactor() (*capture.Redactor, error) {
+	return capture.NewRedactor(r.options())
+}

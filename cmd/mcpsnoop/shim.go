@@ -1,0 +1,190 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/spf13/cobra"
+)
+
+// shimOptions are the root command's flags: how to run the stdio shim.
+type shimOptions struct {
+	label     string
+	traceFile string
+	noTrace   bool
+	killGrace time.Duration
+	redact    redactFlags
+}
+
+const shimUsage = "mcpsnoop [flags] -- <server command> [args...]"
+
+// setUpShim makes the root command the stdio shim. Flag parsing stops at
+// the first argument that is not a flag, so flags after the server command
+// are the server's; "--" makes that explicit.
+func setUpShim(root *cobra.Command) {
+	var o shimOptions
+	root.Use = shimUsage
+	root.Args = cobra.ArbitraryArgs
+	root.Example = `  mcpsnoop -- node build/index.js
+  mcpsnoop --label files --redact-secrets -- npx -y @modelcontextprotocol/server-filesystem .
+  mcpsnoop check                 # check the newest log`
+	f := root.Flags()
+	f.SetInterspersed(false)
+	f.StringVar(&o.label, "label", "", "server label in the log and its file name (default: derived from the command)")
+	f.StringVar(&o.traceFile, "trace-file", "", "write the log to this file, appending (default <state>/sessions/<session-id>.jsonl)")
+	f.BoolVar(&o.noTrace, "no-trace", false, "forward only: no log, no state directory")
+	f.DurationVar(&o.killGrace, "kill-grace", capture.DefaultKillGrace, "after passing on SIGINT, SIGTERM or SIGHUP, kill the server if it has not exited within this time")
+	o.redact.register(f)
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		return runShim(cmd, args, &o)
+	}
+}
+
+// shimFail is a usage error of the shim: exit 2, one line on stderr.
+func shimFail(format string, args ...any) error {
+	return &exitError{code: 2, msg: "mcpsnoop: " + fmt.Sprintf(format, args...)}
+}
+
+// shimSettings are the flags merged over the config file.
+type shimSettings struct {
+	label     string
+	traceFile string
+	noTrace   bool
+	redactor  *capture.Redactor
+}
+
+func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
+	if len(args) == 0 {
+		if cmd.Flags().NFlag() == 0 {
+			return cmd.Help()
+		}
+		return shimFail("no server command to run: %s", shimUsage)
+	}
+	if o.killGrace <= 0 {
+		return shimFail("--kill-grace must be positive, got %s", o.killGrace)
+	}
+	cfg, err := capture.LoadConfig(capture.ConfigFile)
+	if err != nil {
+		return shimFail("%v", err)
+	}
+	st, err := mergeShimSettings(cmd, o, cfg, args)
+	if err != nil {
+		return shimFail("%v", err)
+	}
+
+	stderr := cmd.ErrOrStderr()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, capture.ForwardedSignals...)
+	defer signal.Stop(sigs)
+	// With SIGPIPE caught, a client that went away makes writes to stdout
+	// fail (and the shim carry on draining the server) instead of killing
+	// the shim outright.
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
+
+	sh := &capture.Shim{
+		Command: args, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
+		Signals: sigs, KillGrace: o.killGrace,
+	}
+	if !st.noTrace {
+		sh.OpenLog = func() *capture.LogWriter { return openShimLog(st, args, stderr) }
+	}
+	code, err := sh.Run()
+	if err != nil {
+		var se *capture.StartError
+		if errors.As(err, &se) {
+			return &exitError{code: se.Code, msg: "mcpsnoop: " + se.Error()}
+		}
+		return &exitError{code: code, msg: "mcpsnoop: " + err.Error()}
+	}
+	if code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// mergeShimSettings lays the flags given on the command line over the
+// config file: a flag replaces that key's value from the file entirely (a
+// --redact-key drops the file's redact-key lines, not its redact-value).
+func mergeShimSettings(cmd *cobra.Command, o *shimOptions, cfg *capture.Config, args []string) (shimSettings, error) {
+	if cfg == nil {
+		cfg = &capture.Config{}
+	}
+	flags := cmd.Flags()
+	set := func(name string) bool { return flags.Changed(name) }
+	var st shimSettings
+	explicit := true
+	switch {
+	case set("label"):
+		st.label = o.label
+	case cfg.Label != nil:
+		st.label = *cfg.Label
+	default:
+		st.label, explicit = capture.DeriveLabel(args), false
+	}
+	if err := capture.ValidateLabel(st.label); err != nil {
+		if explicit {
+			return st, err
+		}
+		st.label = "server" // a command that names no usable label
+	}
+	st.traceFile = o.traceFile
+	if !set("trace-file") && cfg.TraceFile != nil {
+		st.traceFile = *cfg.TraceFile
+	}
+	st.noTrace = o.noTrace
+	if !set("no-trace") && cfg.NoTrace != nil {
+		st.noTrace = *cfg.NoTrace
+	}
+	ro := o.redact.options()
+	if !set("redact-secrets") && cfg.RedactSecrets != nil {
+		ro.Secrets = *cfg.RedactSecrets
+	}
+	if !set("redact-key") {
+		ro.Keys = cfg.RedactKeys
+	}
+	if !set("redact-value") {
+		ro.Values = cfg.RedactValues
+	}
+	if !set("redact-path") {
+		ro.Paths = cfg.RedactPaths
+	}
+	red, err := capture.NewRedactor(ro)
+	if err != nil {
+		return st, err
+	}
+	st.redactor = red
+	return st, nil
+}
+
+// openShimLog creates the session's log and says where it goes. A log that
+// cannot be opened costs the log, never the session: the shim forwards
+// without one.
+func openShimLog(st shimSettings, args []string, stderr interface{ Write([]byte) (int, error) }) *capture.LogWriter {
+	sid := capture.NewSessionID(st.label)
+	var (
+		f    *os.File
+		path string
+		err  error
+	)
+	if st.traceFile != "" {
+		f, path, err = capture.OpenLogFile(st.traceFile)
+	} else {
+		f, path, err = capture.OpenSessionLog(sid)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpsnoop: warning: cannot write the log %s: %v; forwarding without a log\n", path, unwrapPath(err))
+		return nil
+	}
+	fmt.Fprintf(stderr, "mcpsnoop: logging %q to %s (session %s)\n", strings.Join(args, " "), path, sid)
+	return capture.NewLogWriter(f, capture.LogOptions{
+		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr,
+	})
+}
