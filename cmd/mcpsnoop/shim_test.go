@@ -38,6 +38,7 @@ func TestShim(t *testing.T) {
 		{"config-file", testShimConfigFile},
 		{"bad-config", testShimBadConfig},
 		{"not-found", testShimNotFound},
+		{"run-of-three", testShimRunOfThree},
 	}
 	tests = append(tests, shimFaultTests...)
 	for _, tt := range tests {
