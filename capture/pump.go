@@ -74,7 +74,12 @@ func (l *lineSplitter) number(b []byte) {
 		if l.open {
 			l.add(seg)
 			if ended {
-				done = append(done, doneLine{op: -1, t: l.t, data: l.line(), truncated: l.truncated})
+				if l.numberAtEnd() {
+					ops = append(ops, op{kind: opBegin})
+					done = append(done, doneLine{op: len(ops) - 1, data: l.line(), truncated: l.truncated})
+				} else {
+					done = append(done, doneLine{op: -1, t: l.t, data: l.line(), truncated: l.truncated})
+				}
 				l.open, l.buf, l.truncated = false, nil, false
 			}
 			continue
@@ -97,6 +102,9 @@ func (l *lineSplitter) number(b []byte) {
 		}
 		l.open, l.buf, l.truncated = true, nil, false
 		l.add(seg)
+		if l.numberAtEnd() {
+			continue // numbered when it ends
+		}
 		ops = append(ops, op{kind: opBegin})
 		openOp = len(ops) - 1
 	}
@@ -113,6 +121,13 @@ func (l *lineSplitter) number(b []byte) {
 	}
 	l.ops, l.done = ops, done
 }
+
+// numberAtEnd says whether lines get their seq when they end rather than
+// when they begin. Protocol lines are numbered at their first byte, so that
+// no answer can be logged before its request; nothing answers a stderr line,
+// and numbering one early would let a line the server never ends (a progress
+// spinner, a prompt) hold back every frame behind it.
+func (l *lineSplitter) numberAtEnd() bool { return l.dir == Stderr }
 
 // fill hands the lines that ended in the chunk to the log, after the chunk
 // was forwarded.
@@ -165,6 +180,9 @@ func (l *lineSplitter) end() {
 			data = []byte{}
 		}
 		o := op{kind: opFinish, t: l.t, data: data, truncated: l.truncated}
+		if l.numberAtEnd() {
+			o = op{kind: opAdd, data: data, truncated: l.truncated}
+		}
 		l.classify(&o)
 		l.w.apply(l.dir, []op{o})
 		l.open, l.buf = false, nil

@@ -13,6 +13,18 @@ import (
 // middle of a line. It is one lost frame, not a broken log.
 var ErrTornTail = errors.New("torn last line (the writer stopped mid-line)")
 
+// ErrTornLine is returned by Reader.Next for a line in the middle of a log
+// that holds only the start of an envelope, followed by a new envelope: a
+// writer was killed mid-line and another appended after it. It is one lost
+// frame; the line number returned with it is the torn line's, and reading
+// can go on.
+var ErrTornLine = errors.New("torn line (the writer stopped mid-line; later frames were appended)")
+
+// MaxEnvelope bounds one envelope and one line, so that hostile input cannot
+// make the reader hold an unbounded amount of memory. It is far above the
+// largest frame a capture writes (16 MiB of payload, escaped).
+const MaxEnvelope = 256 << 20
+
 // readChunk is how much the reader asks its source for at a time.
 const readChunk = 1 << 20
 
@@ -151,6 +163,21 @@ func (r *Reader) continueSlow() (Frame, int, bool, error) {
 			}
 			return Frame{}, 0, true, r.errorf(r.accLine, "invalid JSONL envelope: unexpected end of input (an envelope starting here is never closed)")
 		}
+		if torn := bytes.TrimSpace(line); bytes.HasPrefix(torn, []byte(`{"session_id"`)) && r.accLine == r.line-1 && prefixError(r.acc) == nil {
+			// The open envelope was cut short on its own line and a new
+			// envelope starts on the next: a writer was killed mid-line and
+			// a later run appended to the same log. One frame is lost; the
+			// reading goes on with the new line.
+			tornAt := r.accLine
+			r.acc = append(r.acc[:0], torn...)
+			r.accLine = r.line
+			r.scan = valueScanner{}
+			r.nextCheck = firstPrefixCheck
+			return Frame{}, tornAt, true, ErrTornLine
+		}
+		if len(r.acc)+len(line) > MaxEnvelope {
+			return Frame{}, 0, true, r.errorf(r.accLine, "invalid JSONL envelope: an envelope starting here runs past %d MiB without closing", MaxEnvelope>>20)
+		}
 		r.acc = append(r.acc, '\n')
 		r.acc = append(r.acc, line...)
 		if len(r.acc) >= r.nextCheck {
@@ -187,6 +214,9 @@ func (r *Reader) nextLine() (line []byte, ok bool, err error) {
 			return line, true, nil
 		}
 		searched = r.end - r.start
+		if searched > MaxEnvelope {
+			return nil, false, r.errorf(r.line+1, "line is longer than %d MiB", MaxEnvelope>>20)
+		}
 		if r.eof {
 			if r.readErr != nil {
 				return nil, false, fmt.Errorf("%s: %w", r.name, r.readErr)

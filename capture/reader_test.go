@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -216,8 +217,10 @@ func (errReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire"
 
 // A line cut short in the middle of a log is reported at that line without
 // reading the rest of the log into memory.
+// (When the next line starts a new envelope the usual way, with its
+// session_id, the cut line is a torn line instead: TestReaderTornLineMidLog.)
 func TestReaderCutLineMidLog(t *testing.T) {
-	good := `{"session_id":"s","seq":1,"raw":{"jsonrpc":"2.0","id":1,"result":{"content":[]}}}` + "\n"
+	good := `{"seq":1,"session_id":"s","raw":{"jsonrpc":"2.0","id":1,"result":{"content":[]}}}` + "\n"
 	for name, cut := range map[string]string{
 		"inside a string":  `{"session_id":"s","raw":{"text":"abc`,
 		"after a comma":    `{"session_id":"s","raw":{"a":1,`,
@@ -231,4 +234,50 @@ func TestReaderCutLineMidLog(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A log appended to after a torn line: the torn line is one lost frame and
+// the frames after it are read.
+func TestReaderTornLineMidLog(t *testing.T) {
+	input := `{"session_id":"a","seq":1}` + "\n" + `{"session_id":"a","seq":2,"raw":{"x":[1,` + "\n" +
+		`{"session_id":"b","seq":1}` + "\n" + `{"session_id":"b","seq":2}` + "\n"
+	r := NewReader(strings.NewReader(input), "log.jsonl")
+	var got []string
+	for {
+		f, line, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, ErrTornLine) {
+			got = append(got, "torn@"+strconv.Itoa(line))
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.Clone(f.SessionID)+"@"+strconv.Itoa(line))
+	}
+	if strings.Join(got, " ") != "a@1 torn@2 b@3 b@4" {
+		t.Errorf("got %v", got)
+	}
+}
+
+// A line longer than MaxEnvelope is refused, not buffered without bound.
+func TestReaderLineCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 258 MiB")
+	}
+	r := NewReader(io.LimitReader(zeros{}, MaxEnvelope+2<<20), "huge")
+	if _, _, err := r.Next(); err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
 }

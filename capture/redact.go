@@ -129,6 +129,19 @@ func (r *Redactor) Apply(f *Frame) bool {
 		}
 	}
 	if f.Text != "" {
+		if r.structural() && json.Valid([]byte(f.Text)) {
+			// JSON logged as text (its bytes are not valid UTF-8): key and
+			// path rules reach it too.
+			if out, _, _, ok := r.scrubJSON([]byte(f.Text), false); ok {
+				f.Text = string(out)
+				changed = true
+			}
+		} else if r.structural() && f.Truncated {
+			// A cut-off message cannot be parsed, so key rules cannot find
+			// what they must hide in it: keep none of it.
+			f.Text = RedactedValue
+			changed = true
+		}
 		if s, ok := r.scrubString(f.Text); ok {
 			f.Text = s
 			changed = true
@@ -165,6 +178,11 @@ func (r *Redactor) scrubJSON(raw []byte, track bool) (out []byte, removed, remai
 		}
 	}
 	tree = w.walk(tree, stateRoot, false)
+	if !w.changed && hasDuplicateKeys(raw) {
+		// The decoded tree keeps only the last of two equal keys, so the
+		// original bytes could still hold a shadowed secret: write the tree.
+		w.changed = true
+	}
 	if !w.changed {
 		return nil, nil, nil, false
 	}
@@ -426,4 +444,91 @@ func decodeSentinel(v string) string {
 		return v
 	}
 	return string(b)
+}
+
+// Command returns a command line as the meta frame records it: redacted
+// the same way, so messages that show it (the shim's banner) leak nothing
+// the log keeps out.
+func (r *Redactor) Command(argv []string) []string {
+	if r == nil {
+		return argv
+	}
+	raw, err := json.Marshal(map[string][]string{"command": argv})
+	if err != nil {
+		return argv
+	}
+	f := Frame{Raw: raw, Direction: Meta}
+	if !r.Apply(&f) {
+		return argv
+	}
+	var m struct {
+		Command []string `json:"command"`
+	}
+	if json.Unmarshal(f.Raw, &m) != nil {
+		return argv
+	}
+	return m.Command
+}
+
+// structural reports whether r has key or path rules, the ones that need a
+// parsed message.
+func (r *Redactor) structural() bool {
+	return len(r.keys) > 0 || len(r.paths) > 0
+}
+
+// hasDuplicateKeys reports whether any object in the JSON value raw names a
+// member twice.
+func hasDuplicateKeys(raw []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	type frame struct {
+		keys      map[string]bool
+		expectKey bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		top := (*frame)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				if top != nil && top.keys != nil {
+					top.expectKey = true
+				}
+				stack = append(stack, &frame{keys: map[string]bool{}, expectKey: true})
+			case '[':
+				if top != nil && top.keys != nil {
+					top.expectKey = true
+				}
+				stack = append(stack, &frame{})
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) == 0 {
+					return false
+				}
+			}
+		case string:
+			if top != nil && top.keys != nil && top.expectKey {
+				if top.keys[t] {
+					return true
+				}
+				top.keys[t] = true
+				top.expectKey = false
+				continue
+			}
+			if top != nil && top.keys != nil {
+				top.expectKey = true
+			}
+		default:
+			if top != nil && top.keys != nil {
+				top.expectKey = true
+			}
+		}
+	}
 }

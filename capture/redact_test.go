@@ -135,3 +135,46 @@ func TestRedactorHeaders(t *testing.T) {
 		t.Errorf("Mcp-Name mirror kept: %q", named.McpName)
 	}
 }
+
+func TestRedactorCommand(t *testing.T) {
+	r, err := NewRedactor(RedactOptions{Secrets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Command([]string{"server", "--api-key=sk-live-123", "--port", "8"})
+	if strings.Contains(strings.Join(got, " "), "sk-live-123") || len(got) != 4 || got[0] != "server" {
+		t.Errorf("command = %q", got)
+	}
+	var none *Redactor
+	if got := none.Command([]string{"a", "--token=x"}); got[1] != "--token=x" {
+		t.Errorf("nil redactor changed %q", got)
+	}
+}
+
+func TestRedactorShadowedAndTextSecrets(t *testing.T) {
+	r, err := NewRedactor(RedactOptions{Secrets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		f    Frame
+	}{
+		{"a duplicate key shadowing a secret", Frame{Raw: []byte(`{"params":{"arguments":{"password":"hunter2"}},"params":{"arguments":{"x":1}}}`)}},
+		{"JSON logged as text for its invalid UTF-8", Frame{Text: "{\"params\":{\"password\":\"hunter2\",\"note\":\"caf\xe9\"}}"}},
+		{"a truncated fragment", Frame{Text: `{"params":{"password":"hunter2","rest":"...`, Truncated: true}},
+	}
+	for _, tt := range tests {
+		f := tt.f
+		r.Apply(&f)
+		if strings.Contains(string(f.Raw)+f.Text, "hunter2") {
+			t.Errorf("%s: secret kept: raw %s text %q", tt.name, f.Raw, f.Text)
+		}
+	}
+	if hasDuplicateKeys([]byte(`{"a":{"b":1,"c":[{"b":2}]},"d":[1,{"a":2}]}`)) {
+		t.Error("no duplicate, but reported")
+	}
+	if !hasDuplicateKeys([]byte(`{"a":[{"k":1,"k":2}]}`)) {
+		t.Error("nested duplicate missed")
+	}
+}

@@ -118,8 +118,28 @@ func OpenLogFile(path string) (*os.File, string, error) {
 	if err != nil {
 		return nil, path, err
 	}
+	endLine(f, path)
 	if abs, aerr := filepath.Abs(path); aerr == nil {
 		path = abs
 	}
 	return f, path, nil
+}
+
+// endLine ends a torn last line of an existing log (an earlier writer was
+// killed mid-line) before anything is appended, so the new frames start on
+// a line of their own and a reader loses only the torn frame.
+func endLine(f *os.File, path string) {
+	r, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	info, err := r.Stat()
+	if err != nil || info.Size() == 0 {
+		return
+	}
+	last := make([]byte, 1)
+	if _, err := r.ReadAt(last, info.Size()-1); err == nil && last[0] != '\n' {
+		f.Write([]byte{'\n'})
+	}
 }

@@ -43,6 +43,10 @@ func check(t *testing.T, cfg checker.Config, log string) *checker.Report {
 		if err == io.EOF {
 			break
 		}
+		if errors.Is(err, capture.ErrTornLine) {
+			eng.TornTail()
+			continue
+		}
 		if errors.Is(err, capture.ErrTornTail) {
 			eng.TornTail()
 			break

@@ -36,6 +36,10 @@ func FuzzCheck(f *testing.F) {
 			if err == io.EOF {
 				break
 			}
+			if errors.Is(err, capture.ErrTornLine) {
+				eng.TornTail()
+				continue
+			}
 			if errors.Is(err, capture.ErrTornTail) {
 				eng.TornTail()
 				break

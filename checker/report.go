@@ -231,6 +231,15 @@ type Finding struct {
 	Fingerprint string
 }
 
+// Rule is the rule a finding is reported under: RuleID, or its signal's
+// rule when RuleID is unset.
+func (f *Finding) Rule() string {
+	if f.RuleID == "" && f.Signal != "" {
+		return f.Signal.RuleID()
+	}
+	return f.RuleID
+}
+
 // AssertionResult is one evaluated assertion.
 type AssertionResult struct {
 	Name    string `json:"name"` // max-duration, expect-tool or forbid-tool

@@ -97,11 +97,11 @@ func Issues(rep *checker.Report, opts Options) ([]Issue, error) {
 		if key == "" {
 			// Every engine finding has one; this keeps a hand-built report
 			// renderable without colliding issues.
-			key = ruleID(f) + "\x00" + f.Message
+			key = f.Rule() + "\x00" + f.Message
 		}
 		out = append(out, Issue{
 			Description: f.Message,
-			CheckName:   ruleID(f),
+			CheckName:   f.Rule(),
 			Fingerprint: fingerprint(key, seen),
 			Severity:    severity(f.Level),
 			Location:    Location{Path: p, Lines: Lines{Begin: max(f.Line, 1)}},
@@ -139,14 +139,6 @@ func Write(w io.Writer, rep *checker.Report, opts Options) error {
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
-}
-
-// ruleID is the finding's rule, the check_name.
-func ruleID(f *checker.Finding) string {
-	if f.RuleID == "" && f.Signal != "" {
-		return f.Signal.RuleID()
-	}
-	return f.RuleID
 }
 
 // severity maps a finding's level: what fails the gate (gated signals and

@@ -216,7 +216,7 @@ func Annotations(rep *checker.Report, limit int, workspace string) []Annotation 
 	out := make([]Annotation, 0, min(limit, total))
 	for _, i := range order[:shown] {
 		f := &rep.Findings[i]
-		a := Annotation{Level: "notice", Title: ruleID(f), Message: f.Message}
+		a := Annotation{Level: "notice", Title: f.Rule(), Message: f.Message}
 		if f.Level == checker.LevelError {
 			a.Level = "error"
 		}
@@ -270,14 +270,6 @@ func rank(l checker.Level) int {
 		return 0
 	}
 	return 1
-}
-
-// ruleID is the finding's rule id (mcpsnoop/<signal> or mcpsnoop/assertion).
-func ruleID(f *checker.Finding) string {
-	if f.RuleID == "" && f.Signal != "" {
-		return f.Signal.RuleID()
-	}
-	return f.RuleID
 }
 
 // relativeTo is path relative to workspace, slash-separated, or "" when it

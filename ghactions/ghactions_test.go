@@ -149,14 +149,14 @@ func TestPublish(t *testing.T) {
 	for _, want := range []string{
 		"## ❌ mcpsnoop check: findings\n",
 		"2 sessions checked · gate `--fail-on error,pending` · 3 errors · 4 warnings · 4 findings on gated signals",
-		"### ❌ session s1\n\nserver srv · stdio · logs/a.jsonl\n",
+		"### ❌ session s1\n\nserver srv · stdio · logs/a\\.jsonl\n",
 		"| **2** | 0 | 3 | 0 | **1** | 0 | 0 | 4 | 0 | 0 |",
 		"**Failed signals:** error, pending",
-		"**Failed assertions:**\n\n- 1 tool call exceeded the 5s budget (worst: tool \"slow\" took 38.2s)\n",
+		"**Failed assertions:**\n\n- 1 tool call exceeded the 5s budget (worst\\: tool \"slow\" took 38\\.2s)\n",
 		"| slow | 1 | 1 | 0 | 1.5 s | 38.2 s | 38.2 s | 3 |\n| fast | 3 | 0 | 0 | 1 ms | 2 ms | 2 ms | 3 |",
 		"| tools/call slow | 3 | completed | 38.2 s | 1.2 s | 37 s |",
 		"| tools/call slow | form | Pick \\| one | x (string) | accept | 2 s |",
-		"| tools/call slow | url | " + strings.Repeat("é", 120) + "… | example.com | pending |  |",
+		"| tools/call slow | url | " + strings.Repeat("é", 120) + "… | example\\.com | pending |  |",
 		"### ❌ session s2",
 	} {
 		if !strings.Contains(string(sum), want) {
@@ -212,7 +212,7 @@ func TestPublishError(t *testing.T) {
 		t.Errorf("outputs = %v, want %v", got, want)
 	}
 	sum, _ := os.ReadFile(e.summary)
-	if !strings.Contains(string(sum), `Nothing was checked: session log "logs/\*\|x.jsonl" not found`) {
+	if !strings.Contains(string(sum), `Nothing was checked: session log "logs/\*\|x\.jsonl" not found`) {
 		t.Errorf("summary:\n%s", sum)
 	}
 }
@@ -322,7 +322,7 @@ func TestSummaryEscapes(t *testing.T) {
 	rep.Sessions[0].Tools[0].Name = "t|x"
 	got := Summary(rep, Options{})
 	for _, want := range []string{
-		"### ❌ session a\\|b\\`c\\` \\<img src=x\\> \\[l\\](http://x) \\*e\\* \\_u\\_ next\n",
+		"### ❌ session a\\|b\\`c\\` \\<img src=x\\> \\[l\\](http\\://x) \\*e\\* \\_u\\_ next\n",
 		"| t\\|x | 3 |",
 	} {
 		if !strings.Contains(got, want) {

@@ -261,11 +261,15 @@ func plural(n int, word string) string {
 }
 
 // markdownEscaper backslash-escapes what could start emphasis, code, a
-// link, an image, HTML or a table cell, and flattens line breaks, so a
+// link (autolinks too), an image, HTML or a table cell, and flattens line
+// breaks, so a
 // value from a log stays one literal run of text (in a table cell too).
 var markdownEscaper = strings.NewReplacer(
 	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
 	"<", `\<`, ">", `\>`, "|", `\|`, "~", `\~`, "#", `\#`, "!", `\!`, "&", `\&`,
+	// GitHub turns bare URLs, www. hosts and e-mail addresses into links;
+	// an escaped colon, dot or at sign keeps them literal text.
+	":", `\:`, ".", `\.`, "@", `\@`,
 	"\r\n", " ", "\n", " ", "\r", " ",
 )
 

@@ -138,18 +138,10 @@ func build(rep *checker.Report, opts Options) (*gosarif.Report, error) {
 // finding's session.
 const RunIDsProperty = "mcpsnoop/runIds"
 
-// ruleID is the rule a finding is reported under.
-func ruleID(f *checker.Finding) string {
-	if f.RuleID == "" && f.Signal != "" {
-		return f.Signal.RuleID()
-	}
-	return f.RuleID
-}
-
 // checkFinding refuses what SARIF cannot express: a rule that is not
 // declared (go-sarif would write ruleIndex 2^64-1) or an unknown level.
 func checkFinding(f *checker.Finding) error {
-	id := ruleID(f)
+	id := f.Rule()
 	if ruleIndex(id) < 0 {
 		return fmt.Errorf("sarif: session %s frame %d: unknown rule id %q", f.SessionID, f.Seq, id)
 	}
@@ -162,7 +154,7 @@ func checkFinding(f *checker.Finding) error {
 // newResult turns one checked finding into a result. run.AddResult sets
 // its ruleIndex from the registered rules.
 func newResult(f *checker.Finding, loc *locator) (*gosarif.Result, error) {
-	res := gosarif.NewRuleResult(ruleID(f)).
+	res := gosarif.NewRuleResult(f.Rule()).
 		WithLevel(string(f.Level)).
 		WithMessage(gosarif.NewTextMessage(f.Message))
 	l, err := loc.location(f.Path, f.Line)

@@ -120,10 +120,15 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	var sessions map[string]bool
 	var inputs []capture.Input
 	if o.listRuns || o.run != "" {
+		for _, a := range args {
+			if a == "-" {
+				return checkFail("--run and --runs read the logs twice, so they cannot take standard input (-); save it to a file first")
+			}
+		}
 		if inputs, err = runInputs(args); err != nil {
 			return checkFail("%v", err)
 		}
-		runs, err := scanRuns(inputs, cmd.InOrStdin())
+		runs, err := scanRuns(inputs, cmd.InOrStdin(), cmd.ErrOrStderr(), len(args) == 0)
 		if err != nil {
 			return checkFail("%v", err)
 		}
@@ -205,7 +210,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if err := o.github.publish(rep, o); err != nil {
 		return checkFail("%v", err)
 	}
-	if _, err := cmd.OutOrStdout().Write(stdout.Bytes()); err != nil {
+	if _, err := cmd.OutOrStdout().Write(o.github.guard(stdout.Bytes())); err != nil {
 		return checkFail("writing the report: %v", err)
 	}
 	if rep.Verdict != checker.Passed {
@@ -244,6 +249,12 @@ func ingestRedacted(eng *checker.Engine, in capture.Input, stdin io.Reader, red 
 		fr, line, err := r.Next()
 		if err == io.EOF {
 			break
+		}
+		if errors.Is(err, capture.ErrTornLine) {
+			if accepted > 0 {
+				eng.TornTail() // one lost frame; the log goes on
+			}
+			continue
 		}
 		if errors.Is(err, capture.ErrTornTail) {
 			if accepted > 0 {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -78,6 +80,28 @@ func (g *githubOptions) workDir() string {
 		return ""
 	}
 	return g.mode.Workspace()
+}
+
+// guard keeps the runner from reading workflow commands in the report: in
+// GitHub mode the report goes out between ::stop-commands:: and its token,
+// since session ids, tool names and messages come from untrusted logs and
+// a "::error ..." line among them would otherwise be obeyed.
+func (g *githubOptions) guard(report []byte) []byte {
+	if g.mode == nil || len(report) == 0 {
+		return report
+	}
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return report
+	}
+	token := hex.EncodeToString(raw[:])
+	out := make([]byte, 0, len(report)+2*len(token)+24)
+	out = append(out, "::stop-commands::"+token+"\n"...)
+	out = append(out, report...)
+	if report[len(report)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	return append(out, "::"+token+"::\n"...)
 }
 
 func absPath(p string) string {

@@ -88,8 +88,13 @@ func TestCheckGitHubMode(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	if stdout != plain {
-		t.Errorf("stdout is not the plain text report:\n%s\nwant:\n%s", stdout, plain)
+	// The report goes out between ::stop-commands:: and its token, so a
+	// "::error" line smuggled into a session id is not obeyed.
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "::stop-commands::") ||
+		lines[len(lines)-1] != "::"+strings.TrimPrefix(lines[0], "::stop-commands::")+"::" ||
+		strings.Join(lines[1:len(lines)-1], "\n")+"\n" != plain {
+		t.Errorf("stdout is not the guarded text report:\n%s\nwant it around:\n%s", stdout, plain)
 	}
 	wd, _ := os.Getwd()
 	want := map[string]string{

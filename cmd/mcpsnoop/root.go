@@ -41,6 +41,7 @@ server and its exit status is the shim's. Flags may also come from a
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	root.SetVersionTemplate("mcpsnoop {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -19,12 +19,17 @@ func runInputs(args []string) ([]capture.Input, error) {
 }
 
 // scanRuns reads the inputs once to find the runs in them. It judges
-// nothing and records no baseline.
-func scanRuns(inputs []capture.Input, stdin io.Reader) ([]checker.Run, error) {
+// nothing and records no baseline. When the state directory is implied
+// (skipBad), a log that cannot be read (a capture killed before its first
+// line, a full disk) is skipped with a warning rather than hiding every run.
+func scanRuns(inputs []capture.Input, stdin io.Reader, stderr io.Writer, skipBad bool) ([]checker.Run, error) {
 	eng := checker.New(checker.Config{})
 	for _, in := range inputs {
 		if err := ingestInput(eng, in, stdin); err != nil {
-			return nil, err
+			if !skipBad {
+				return nil, err
+			}
+			fmt.Fprintf(stderr, "mcpsnoop check: skipping %v\n", err)
 		}
 	}
 	return eng.Report().Runs, nil

@@ -76,3 +76,20 @@ func TestCheckRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckRunsSkipsUnreadableStateLogs(t *testing.T) {
+	sessions := installRuns(t)
+	os.WriteFile(filepath.Join(sessions, "zz-crashed.jsonl"), []byte(`{"session_id":"x","se`), 0o644)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"check", "--runs"}, strings.NewReader(""), &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "t-4bf92f3577b34da6") {
+		t.Fatalf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "skipping") || !strings.Contains(stderr.String(), "zz-crashed.jsonl") {
+		t.Errorf("stderr = %q", stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"check", "--run", "latest", "-"}, strings.NewReader(""), &stdout, &stderr); code != 2 || stdout.Len() > 0 || !strings.Contains(stderr.String(), "standard input") {
+		t.Errorf("--run with -: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+}

@@ -183,7 +183,7 @@ func openShimLog(st shimSettings, args []string, stderr interface{ Write([]byte)
 		fmt.Fprintf(stderr, "mcpsnoop: warning: cannot write the log %s: %v; forwarding without a log\n", path, unwrapPath(err))
 		return nil
 	}
-	fmt.Fprintf(stderr, "mcpsnoop: logging %q to %s (session %s)\n", strings.Join(args, " "), path, sid)
+	fmt.Fprintf(stderr, "mcpsnoop: logging %q to %s (session %s)\n", strings.Join(st.redactor.Command(args), " "), path, sid)
 	return capture.NewLogWriter(f, capture.LogOptions{
 		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr,
 	})
