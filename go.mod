@@ -3,6 +3,7 @@ module github.com/mcpsnoop/mcpsnoop
 go 1.26
 
 require (
+	github.com/andybalholm/brotli v1.3.0
 	github.com/jstemmer/go-junit-report/v2 v2.1.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/owenrumney/go-sarif/v2 v2.3.3

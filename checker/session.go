@@ -108,12 +108,14 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		if f.Status >= 400 {
 			fc.transportError()
 		}
+		s.onStatusReply(fc)
 		return // a bare status: a silent transport frame
 	}
 	fc.msg = parseMessage(f.Raw)
 	if fc.msg.kind == kindNotRPC {
 		if f.Status >= 400 {
 			fc.transportError()
+			s.onStatusReply(fc)
 		} else {
 			fc.invalid()
 		}

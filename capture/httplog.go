@@ -1,0 +1,541 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// HTTPLog writes the session log of one HTTP proxy run. It is the HTTP
+// counterpart of LogWriter and keeps its contract: one bounded queue, one
+// writer goroutine, wire order, drops counted and never waited for, the
+// Redactor applied on the writer's goroutine before anything is written.
+//
+// What differs is the unit it queues. An HTTP observation (a request body,
+// a response body, one SSE event, a bare status) can hold several messages
+// (a JSON-RPC batch), and how many is known only once its last byte has
+// been seen; its place in the log must be fixed before that, when its first
+// byte is forwarded. So an observation takes its place in the queue (and
+// its timestamp) under the lock that hands it to the writer, and the writer
+// gives it as many seqs as it has frames, in queue order. Queue order is
+// wire order, so the seq order is too. An observation that gives no frame
+// (an empty request body) takes no seq; one that is dropped takes one seq,
+// left unused, so readers count it as missing.
+type HTTPLog struct {
+	sessionID string
+	label     string
+	path      string
+	out       io.WriteCloser
+	red       *Redactor
+	warn      io.Writer
+
+	mu       sync.Mutex
+	ring     []observation
+	head     uint64
+	tail     uint64
+	bytes    int
+	skip     uint64 // seqs lost since the last queued observation
+	closed   bool
+	waiting  bool
+	lost     uint64
+	reason   string
+	warned   bool
+	wake     chan struct{}
+	finished chan struct{}
+}
+
+// What an observation is.
+const (
+	obsRequest  = iota // a request body: c2s frames
+	obsResponse        // a response body or one SSE event: s2c frames
+)
+
+// observation is one queued HTTP observation.
+type observation struct {
+	kind      int
+	ts        time.Time
+	skip      uint64 // seqs left unused just before this one
+	x         *exchange
+	resp      *responseInfo // s2c only
+	body      []byte
+	truncated bool
+	ready     bool // content known
+	drop      bool // lost: leave one seq unused
+}
+
+// exchange is what the log records of one HTTP request. Its fields are set
+// before the request's first observation is queued and only read after,
+// except replyTo, which only the writer goroutine touches.
+type exchange struct {
+	conn        string
+	method      string // Mcp-Method
+	name        string // Mcp-Name
+	version     string // MCP-Protocol-Version
+	params      []ParamHeader
+	contentType string
+	accept      string
+	origin      string
+	// replyTo is the raw id of the body's JSON-RPC request, when the body
+	// was exactly one request; set by the writer when it writes the body.
+	replyTo json.RawMessage
+}
+
+// responseInfo is what the log records of one HTTP response.
+type responseInfo struct {
+	status      int
+	challenge   string
+	contentType string
+}
+
+// HTTPLogOptions configures an HTTPLog.
+type HTTPLogOptions struct {
+	SessionID string
+	Label     string
+	Path      string    // how messages name the log
+	Redactor  *Redactor // applied to every frame before it is written; nil for none
+	Warn      io.Writer // where the one warning about lost frames goes; nil for nowhere
+}
+
+// NewHTTPLog starts writing frames of the HTTP session o.SessionID to out,
+// which it closes on Close.
+func NewHTTPLog(out io.WriteCloser, o HTTPLogOptions) *HTTPLog {
+	return newHTTPLog(out, o, queueFrames)
+}
+
+func newHTTPLog(out io.WriteCloser, o HTTPLogOptions, queue int) *HTTPLog {
+	l := &HTTPLog{
+		sessionID: o.SessionID, label: o.Label, path: o.Path, out: out, red: o.Redactor, warn: o.Warn,
+		ring: make([]observation, queue), wake: make(chan struct{}, 1), finished: make(chan struct{}),
+	}
+	go l.loop()
+	return l
+}
+
+// Path is the log's path as given in HTTPLogOptions.
+func (l *HTTPLog) Path() string { return l.path }
+
+// SessionID is the id every frame of this log carries.
+func (l *HTTPLog) SessionID() string { return l.sessionID }
+
+// Lost is how many observations were dropped from the log so far.
+func (l *HTTPLog) Lost() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lost
+}
+
+// begin queues an observation whose content comes later (finish), or now
+// when body is given with done set. It returns the observation's ticket.
+func (l *HTTPLog) begin(o observation, done bool) ticket {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return ticket{}
+	}
+	if l.tail-l.head == uint64(len(l.ring)) {
+		l.loseLocked("the write queue is full")
+		l.skip++
+		l.mu.Unlock()
+		return ticket{}
+	}
+	body, truncated := o.body, o.truncated
+	o.body, o.truncated, o.ready, o.drop = nil, false, false, false
+	o.ts = time.Now()
+	o.skip, l.skip = l.skip, 0
+	t := ticket{pos: l.tail, ok: true}
+	l.ring[l.tail%uint64(len(l.ring))] = o
+	l.tail++
+	wake := false
+	if done {
+		wake = l.fillLocked(t, body, truncated)
+	}
+	l.wakeLocked(wake)
+	return t
+}
+
+// add queues a finished observation.
+func (l *HTTPLog) add(o observation) { l.begin(o, true) }
+
+// finish gives a begun observation its content: the bytes observed (an
+// empty request body gives no frame, an empty response body a bare status).
+func (l *HTTPLog) finish(t ticket, body []byte, truncated bool) {
+	if !t.ok {
+		return
+	}
+	l.mu.Lock()
+	if t.pos < l.head || t.pos >= l.tail {
+		l.mu.Unlock() // taken as lost by Close
+		return
+	}
+	l.wakeLocked(l.fillLocked(t, body, truncated))
+}
+
+// fillLocked stores an observation's content and reports whether it is at
+// the head of the queue (so the writer has work).
+func (l *HTTPLog) fillLocked(t ticket, body []byte, truncated bool) bool {
+	o := &l.ring[t.pos%uint64(len(l.ring))]
+	if o.ready {
+		return false
+	}
+	if l.bytes+len(body) > queueBytes {
+		o.drop = true
+		l.loseLocked("an observation did not fit the queue's memory budget")
+	} else {
+		o.body, o.truncated = body, truncated
+		l.bytes += len(body)
+	}
+	o.ready = true
+	return t.pos == l.head
+}
+
+// wakeLocked releases the lock, waking the writer when it sleeps and has
+// work.
+func (l *HTTPLog) wakeLocked(work bool) {
+	if work && l.waiting {
+		l.waiting = false
+		l.mu.Unlock()
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+		return
+	}
+	l.mu.Unlock()
+}
+
+func (l *HTTPLog) loseLocked(reason string) {
+	l.lost++
+	if l.reason == "" {
+		l.reason = reason
+	}
+}
+
+// Close stops taking observations, writes those queued (ones begun but
+// never finished are lost), and closes the file. It returns how many
+// observations were lost in all.
+func (l *HTTPLog) Close() uint64 {
+	l.mu.Lock()
+	if !l.closed {
+		l.closed = true
+		l.waiting = false
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+	l.mu.Unlock()
+	<-l.finished
+	return l.Lost()
+}
+
+// popLocked moves the ready observations at the head of the queue into
+// batch; once closed, unfinished ones too, as drops.
+func (l *HTTPLog) popLocked(batch []observation) []observation {
+	n := uint64(len(l.ring))
+	for l.head < l.tail {
+		o := &l.ring[l.head%n]
+		if !o.ready {
+			if !l.closed {
+				break
+			}
+			o.drop = true
+			l.loseLocked("an exchange was still open when the capture ended")
+		}
+		batch = append(batch, *o)
+		l.bytes -= len(o.body)
+		*o = observation{}
+		l.head++
+	}
+	return batch
+}
+
+// loop is the writer goroutine. It writes what is queued in big chunks and
+// flushes whenever the queue runs dry, so the log is never far behind the
+// wire, and at least every maxFlushDelay under steady traffic.
+func (l *HTTPLog) loop() {
+	defer close(l.finished)
+	var (
+		buf       bytes.Buffer
+		enc       = json.NewEncoder(&buf)
+		batch     []observation
+		frames    []Frame
+		seq       uint64
+		pending   uint64 // frames in buf
+		dead      bool
+		lastFlush = time.Now()
+	)
+	enc.SetEscapeHTML(false)
+	flush := func() {
+		lastFlush = time.Now()
+		if pending > 0 && !dead {
+			if _, err := l.out.Write(buf.Bytes()); err != nil {
+				dead = true
+				l.mu.Lock()
+				l.lost += pending
+				if l.reason == "" {
+					l.reason = fmt.Sprintf("writing failed: %v", err)
+				}
+				l.mu.Unlock()
+			}
+		}
+		pending = 0
+		buf.Reset()
+	}
+	for {
+		l.mu.Lock()
+		batch = l.popLocked(batch[:0])
+		if len(batch) == 0 {
+			if l.closed {
+				l.mu.Unlock()
+				flush()
+				_ = l.out.Close()
+				l.warnOnce()
+				return
+			}
+			if pending > 0 {
+				l.mu.Unlock()
+				flush()
+				l.warnOnce()
+				continue
+			}
+			l.waiting = true
+			l.mu.Unlock()
+			<-l.wake
+			continue
+		}
+		l.mu.Unlock()
+		for i := range batch {
+			o := &batch[i]
+			seq += o.skip
+			if o.drop {
+				seq++
+				continue
+			}
+			frames = l.frames(o, frames[:0])
+			for k := range frames {
+				f := &frames[k]
+				seq++
+				f.Seq = seq
+				l.red.Apply(f)
+				if o.kind == obsRequest && len(frames) == 1 && !f.Batch {
+					o.x.replyTo = requestID(f.Raw)
+				}
+				if dead {
+					l.mu.Lock()
+					l.loseLocked("")
+					l.mu.Unlock()
+					continue
+				}
+				if err := enc.Encode(f); err != nil {
+					// Only a bad Raw can fail, and Raw was validated.
+					l.mu.Lock()
+					l.loseLocked(fmt.Sprintf("encoding failed: %v", err))
+					l.mu.Unlock()
+					continue
+				}
+				pending++
+			}
+			clear(frames)
+			*o = observation{}
+			if buf.Len() >= writeBuffer {
+				flush()
+			}
+		}
+		if time.Since(lastFlush) >= maxFlushDelay {
+			flush()
+		}
+		l.warnOnce()
+	}
+}
+
+// warnOnce prints the one warning about lost frames, the first time there
+// are any.
+func (l *HTTPLog) warnOnce() {
+	l.mu.Lock()
+	if l.warned || l.lost == 0 {
+		l.mu.Unlock()
+		return
+	}
+	l.warned = true
+	reason := l.reason
+	l.mu.Unlock()
+	if l.warn != nil {
+		fmt.Fprintf(l.warn, "mcpsnoop: warning: frames are being dropped from the log %s (%s); traffic is not affected\n", l.path, reason)
+	}
+}
+
+// frames turns an observation into the frames to write, without seqs.
+//
+// A request's routing headers (Mcp-Method, Mcp-Name, Mcp-Param-*) ride
+// only the first frame of a batch; the transport's (MCP-Protocol-Version,
+// Content-Type, Accept, Origin, the connection, and a response's status,
+// challenge and Content-Type) ride every frame. A response frame carries
+// reply_to, the id of the exchange's request, when it says nothing a
+// checker could match to that request by itself: no body, or a body that is
+// not JSON-RPC on an HTTP error status.
+func (l *HTTPLog) frames(o *observation, out []Frame) []Frame {
+	x := o.x
+	base := Frame{SessionID: l.sessionID, ServerLabel: l.label, TS: o.ts, Transport: TransportHTTP, ConnID: x.conn}
+	if o.kind == obsRequest {
+		base.Direction = ClientToServer
+		base.McpProtocolVersion = x.version
+		base.ContentType, base.Accept, base.Origin = x.contentType, x.accept, x.origin
+	} else {
+		base.Direction = ServerToClient
+		base.Status, base.AuthChallenge, base.ContentType = o.resp.status, o.resp.challenge, o.resp.contentType
+	}
+	parts, batch := splitBody(o.body, o.truncated)
+	if len(parts) == 0 {
+		if o.kind == obsRequest {
+			return out // an empty request body is no message
+		}
+		f := base
+		f.ReplyTo = x.replyTo
+		return append(out, f)
+	}
+	for i, p := range parts {
+		f := base
+		f.Batch = batch
+		if p.json {
+			f.Raw = p.data
+		} else {
+			f.Text, f.Truncated = string(p.data), o.truncated
+		}
+		if o.kind == obsRequest && i == 0 {
+			f.McpMethod, f.McpName = x.method, x.name
+			if len(x.params) > 0 {
+				f.McpParamHeaders = append([]ParamHeader(nil), x.params...) // redaction edits its copy
+			}
+		}
+		if o.kind == obsResponse && o.resp.status >= 400 && !batch && (!p.json || !looksJSONRPC(p.data)) {
+			f.ReplyTo = x.replyTo
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// bodyPart is one value of an observed body: compact JSON, or text.
+type bodyPart struct {
+	data []byte
+	json bool
+}
+
+// splitBody cuts an observed body into what the log keeps of it: each
+// element of a non-empty JSON array (a batch), else one JSON value
+// (compacted), else the text. A body of only whitespace has no part. A
+// truncated body is kept as its fragment, unparsed.
+func splitBody(body []byte, truncated bool) (parts []bodyPart, batch bool) {
+	if truncated {
+		return []bodyPart{{data: body}}, false
+	}
+	b := trimWS(body)
+	if len(b) == 0 {
+		return nil, false
+	}
+	if b[0] == '[' {
+		if elems, ok := arrayElements(b); ok && len(elems) > 0 {
+			for _, e := range elems {
+				parts = append(parts, compactPart(e))
+			}
+			return parts, true
+		}
+	}
+	return []bodyPart{compactPart(b)}, false
+}
+
+func compactPart(b []byte) bodyPart {
+	var scratch bytes.Buffer
+	raw, ok := compactJSON(b, &scratch)
+	if !ok {
+		return bodyPart{data: b}
+	}
+	return bodyPart{data: raw, json: true}
+}
+
+// trimWS trims JSON whitespace from both ends of b.
+func trimWS(b []byte) []byte {
+	for len(b) > 0 && isWS(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isWS(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// arrayElements returns the elements of b when it is exactly one JSON
+// array.
+func arrayElements(b []byte) ([][]byte, bool) {
+	if !validJSON(b) {
+		return nil, false
+	}
+	s := jsonScanner{b: b}
+	var elems [][]byte
+	i := s.ws(1)
+	if i < len(b) && b[i] == ']' {
+		return nil, true
+	}
+	for i < len(b) {
+		end := s.value(i)
+		if end < 0 {
+			return nil, false
+		}
+		elems = append(elems, b[i:end])
+		i = s.ws(end)
+		if i >= len(b) || b[i] == ']' {
+			break
+		}
+		i = s.ws(i + 1) // past the comma
+	}
+	return elems, true
+}
+
+// topMembers calls fn for each member of the JSON object raw, in order,
+// with its decoded name and its value's text. It reports false when raw is
+// not an object.
+func topMembers(raw []byte, fn func(name string, value []byte)) bool {
+	s := jsonScanner{b: raw}
+	i := s.ws(0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	return s.object(i, func(ks, ke, vs, ve int) bool {
+		fn(memberName(raw[ks:ke]), raw[vs:ve])
+		return true
+	}) >= 0
+}
+
+// requestID is the raw id of a JSON-RPC request (a string method and an
+// id, the first of each name as a checker reads them), else nil.
+func requestID(raw []byte) json.RawMessage {
+	var method, id []byte
+	topMembers(raw, func(name string, v []byte) {
+		switch {
+		case name == "method" && method == nil:
+			method = v
+		case name == "id" && id == nil:
+			id = v
+		}
+	})
+	if len(method) == 0 || method[0] != '"' || id == nil {
+		return nil
+	}
+	return bytes.Clone(id)
+}
+
+// looksJSONRPC reports whether raw is an object with a member only a
+// JSON-RPC message has: jsonrpc, method, result or error.
+func looksJSONRPC(raw []byte) bool {
+	rpc := false
+	topMembers(raw, func(name string, _ []byte) {
+		switch name {
+		case "jsonrpc", "method", "result", "error":
+			rpc = true
+		}
+	})
+	return rpc
+}

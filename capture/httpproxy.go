@@ -1,0 +1,517 @@
+package capture
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"mime"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// HTTPProxy is a reverse proxy for one streamable-HTTP MCP server that logs
+// every JSON-RPC message it carries. It forwards any method and path to the
+// target (the target's path replaces the client's when it has one) and
+// streams each response to the client as it arrives, flushing every chunk.
+// Bytes are forwarded unchanged both ways: a compressed response reaches
+// the client compressed and is logged decoded.
+//
+// What is logged (spec: capture-store-export.md section 4): each request
+// body as c2s frames (a batch gives one frame per element, marked batch),
+// each JSON response body, SSE event and batch element as s2c frames, a
+// response without a body as a frame with only its status, and a target
+// that cannot be reached as a 502 frame after the request it failed. The
+// routing headers (Mcp-Method, Mcp-Name, MCP-Protocol-Version, Mcp-Param-*)
+// and Content-Type, Accept and Origin are recorded; Authorization, cookies,
+// Mcp-Session-Id and Last-Event-ID are forwarded and never recorded.
+//
+// conn_id, part of the key a checker matches answers with, is the remote
+// address of the client connection that opened the MCP session: an exchange
+// carrying an Mcp-Session-Id gets the address of the exchange whose
+// response issued that id (or, for an id issued before the proxy started,
+// of the first exchange that carried it). So a server request sent on one
+// connection (an SSE stream) and the client's answer POSTed on another
+// share it, while two clients, each with its own session, stay apart. An
+// exchange without a session id is keyed by its own connection.
+type HTTPProxy struct {
+	target *url.URL
+	log    *HTTPLog
+	warn   io.Writer
+	rp     *httputil.ReverseProxy
+
+	sessions sessionConns
+
+	closing context.Context // cancelled by CloseStreams
+	stop    context.CancelFunc
+	active  sync.WaitGroup
+
+	warnMu  sync.Mutex
+	unknown map[string]bool // content-codings already warned about
+}
+
+// HTTPProxyOptions configures an HTTPProxy.
+type HTTPProxyOptions struct {
+	Target *url.URL
+	Log    *HTTPLog // nil: forward only
+	// Transport reaches the target; nil uses a copy of
+	// http.DefaultTransport that never asks for compression itself (the
+	// client's Accept-Encoding is what the target sees).
+	Transport http.RoundTripper
+	Warn      io.Writer // a line per unreachable target and such; nil for nowhere
+}
+
+// NewHTTPProxy returns a proxy to o.Target.
+func NewHTTPProxy(o HTTPProxyOptions) *HTTPProxy {
+	p := &HTTPProxy{target: o.Target, log: o.Log, warn: o.Warn, unknown: map[string]bool{}}
+	if p.warn == nil {
+		p.warn = io.Discard
+	}
+	p.sessions.m = map[string]string{}
+	p.closing, p.stop = context.WithCancel(context.Background())
+	tr := o.Transport
+	if tr == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DisableCompression = true
+		tr = t
+	}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite:        p.rewrite,
+		Transport:      tr,
+		FlushInterval:  -1, // every chunk reaches the client at once
+		ModifyResponse: p.modifyResponse,
+		ErrorHandler:   p.errorHandler,
+		ErrorLog:       discardLog,
+	}
+	return p
+}
+
+// ParseTarget checks a --target URL: http or https, with a host.
+func ParseTarget(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("invalid target URL %q: %w", s, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("invalid target URL %q: the scheme must be http or https", s)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("invalid target URL %q: no host", s)
+	}
+	return u, nil
+}
+
+// HTTPLabel is the default label of a proxy's session: the target's
+// host[:port].
+func HTTPLabel(target *url.URL) string {
+	if target != nil && target.Host != "" {
+		return target.Host
+	}
+	return "http"
+}
+
+// CloseStreams ends the exchanges that never end on their own, the
+// server's GET event streams, so that a shutdown need not wait for them.
+func (p *HTTPProxy) CloseStreams() { p.stop() }
+
+// Wait waits until no exchange is being served.
+func (p *HTTPProxy) Wait() { p.active.Wait() }
+
+// exchangeKey finds an exchange's state in its request's context.
+type exchangeKey struct{}
+
+// exchangeState is one exchange as it goes through the proxy.
+type exchangeState struct {
+	x      *exchange
+	sid    string // the request's Mcp-Session-Id
+	body   *requestTap
+	client context.Context // the client's request context, without the proxy's own cancel
+}
+
+func (p *HTTPProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.active.Add(1)
+	defer p.active.Done()
+	sid := r.Header.Get("Mcp-Session-Id")
+	st := &exchangeState{sid: sid, x: requestExchange(r, p.sessions.conn(sid, r.RemoteAddr)), client: r.Context()}
+	ctx := context.WithValue(r.Context(), exchangeKey{}, st)
+	if r.Method == http.MethodGet {
+		// A GET is the server's event stream, which only the client ends.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(p.closing, cancel)()
+	}
+	r = r.WithContext(ctx)
+	if p.log != nil && r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
+		// The request's place in the log is taken before any of it is
+		// forwarded, so nothing that answers it can be logged first.
+		st.body = &requestTap{src: r.Body, log: p.log}
+		st.body.t = p.log.begin(observation{kind: obsRequest, x: st.x}, false)
+		r.Body = st.body
+		defer st.body.complete()
+	}
+	p.rp.ServeHTTP(w, r)
+}
+
+// rewrite points a request at the target.
+func (p *HTTPProxy) rewrite(pr *httputil.ProxyRequest) {
+	u := pr.Out.URL
+	u.Scheme, u.Host = p.target.Scheme, p.target.Host
+	if p.target.Path != "" && p.target.Path != "/" {
+		u.Path, u.RawPath = p.target.Path, p.target.RawPath
+	}
+	if u.RawQuery == "" {
+		u.RawQuery = p.target.RawQuery
+	}
+	pr.Out.Host = ""
+	pr.SetXForwarded()
+}
+
+// modifyResponse starts observing a response, before any of it is
+// forwarded: its place in the log is taken now.
+func (p *HTTPProxy) modifyResponse(resp *http.Response) error {
+	st, _ := resp.Request.Context().Value(exchangeKey{}).(*exchangeState)
+	if st == nil {
+		return nil
+	}
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" && st.sid == "" {
+		p.sessions.issued(id, st.x.conn)
+	}
+	if st.sid != "" && resp.Request.Method == http.MethodDelete && resp.StatusCode < 300 {
+		defer p.sessions.forget(st.sid)
+	}
+	if p.log == nil {
+		return nil
+	}
+	info := &responseInfo{
+		status:      resp.StatusCode,
+		challenge:   strings.Join(resp.Header.Values("Www-Authenticate"), ", "),
+		contentType: resp.Header.Get("Content-Type"),
+	}
+	coding, ok := decodableCoding(resp.Header.Values("Content-Encoding"))
+	if resp.StatusCode == http.StatusSwitchingProtocols || !ok {
+		// The body is not ours to wrap (an upgraded connection), or not one
+		// the log can read: the status is all it gets.
+		if !ok {
+			p.warnCoding(coding)
+		}
+		p.log.add(observation{kind: obsResponse, x: st.x, resp: info})
+		return nil
+	}
+	tap := &responseTap{src: resp.Body, log: p.log, x: st.x, info: info}
+	if mediaType(info.contentType) == "text/event-stream" {
+		tap.sse = newSSEParser(tap.event)
+	} else {
+		tap.t = p.log.begin(observation{kind: obsResponse, x: st.x, resp: info}, false)
+	}
+	if coding != "" {
+		tap.dec = newInflater(coding, tap.decoded)
+	}
+	resp.Body = tap
+	return nil
+}
+
+// errorHandler answers for a target that could not be reached: 502, logged
+// after the request that failed. A client that went away gets nothing.
+func (p *HTTPProxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
+	st, _ := r.Context().Value(exchangeKey{}).(*exchangeState)
+	if st != nil && st.body != nil {
+		// The request is logged whole even though the target never read
+		// it; read it before the 502 goes out, after which it may be gone.
+		st.body.complete()
+	}
+	switch {
+	case st != nil && st.client.Err() != nil:
+		return // the client went away: nobody to answer
+	case r.Context().Err() != nil:
+		// The proxy is shutting down and ended a stream before it began.
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	fmt.Fprintf(p.warn, "mcpsnoop http: %s %s: %v\n", r.Method, r.URL.Path, err)
+	if p.log != nil && st != nil {
+		p.log.add(observation{kind: obsResponse, x: st.x, resp: &responseInfo{status: http.StatusBadGateway}})
+	}
+	w.WriteHeader(http.StatusBadGateway)
+}
+
+func (p *HTTPProxy) warnCoding(coding string) {
+	p.warnMu.Lock()
+	defer p.warnMu.Unlock()
+	if p.unknown[coding] {
+		return
+	}
+	p.unknown[coding] = true
+	fmt.Fprintf(p.warn, "mcpsnoop http: warning: responses in content-coding %q are forwarded but only their status is logged\n", coding)
+}
+
+// requestExchange reads what the log records of a request's headers.
+func requestExchange(r *http.Request, conn string) *exchange {
+	h := r.Header
+	x := &exchange{
+		conn:        conn,
+		method:      h.Get("Mcp-Method"),
+		name:        h.Get("Mcp-Name"),
+		version:     h.Get("Mcp-Protocol-Version"),
+		contentType: h.Get("Content-Type"),
+		accept:      strings.Join(h.Values("Accept"), ", "),
+		origin:      h.Get("Origin"),
+	}
+	for name, values := range h {
+		if len(name) > len("mcp-param-") && strings.EqualFold(name[:len("mcp-param-")], "mcp-param-") {
+			canon := http.CanonicalHeaderKey(name)
+			for _, v := range values {
+				x.params = append(x.params, ParamHeader{Name: canon, Value: v})
+			}
+		}
+	}
+	sort.SliceStable(x.params, func(i, j int) bool {
+		a, b := strings.ToLower(x.params[i].Name), strings.ToLower(x.params[j].Name)
+		if a != b {
+			return a < b
+		}
+		return x.params[i].Name < x.params[j].Name
+	})
+	return x
+}
+
+// mediaType is a Content-Type without its parameters, lower-cased.
+func mediaType(v string) string {
+	if t, _, err := mime.ParseMediaType(v); err == nil {
+		return t
+	}
+	if i := strings.IndexByte(v, ';'); i >= 0 {
+		v = v[:i]
+	}
+	return strings.ToLower(strings.TrimSpace(v))
+}
+
+// requestTap observes a request body as the transport reads it. Closing
+// it leaves the client's body open (the server closes it after the
+// handler), so that a body the transport never read can still be logged.
+type requestTap struct {
+	src io.ReadCloser
+	log *HTTPLog
+	t   ticket
+
+	mu        sync.Mutex
+	buf       []byte
+	truncated bool
+	finished  bool
+}
+
+func (b *requestTap) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished {
+		return 0, io.EOF
+	}
+	n, err := b.src.Read(p)
+	b.observe(p[:n])
+	if err != nil {
+		b.finishLocked()
+	}
+	return n, err
+}
+
+func (b *requestTap) Close() error { return nil }
+
+func (b *requestTap) observe(p []byte) {
+	if room := MaxLogLine - len(b.buf); len(p) > room {
+		p = p[:max(room, 0)]
+		b.truncated = true
+	}
+	b.buf = append(b.buf, p...)
+}
+
+// complete reads what the transport left of the body, up to what the log
+// keeps, and logs the request.
+func (b *requestTap) complete() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished {
+		return
+	}
+	var chunk [32 << 10]byte
+	for !b.truncated {
+		n, err := b.src.Read(chunk[:])
+		b.observe(chunk[:n])
+		if err != nil {
+			break
+		}
+	}
+	b.finishLocked()
+}
+
+func (b *requestTap) finishLocked() {
+	if b.finished {
+		return
+	}
+	b.finished = true
+	if b.log != nil {
+		b.log.finish(b.t, b.buf, b.truncated)
+	}
+	b.buf = nil
+}
+
+// responseTap observes a response body as the proxy forwards it: each
+// chunk before it is forwarded, so that an SSE event is numbered before
+// the client can answer it.
+type responseTap struct {
+	src  io.ReadCloser
+	log  *HTTPLog
+	x    *exchange
+	info *responseInfo
+	dec  *inflater  // nil for an identity body
+	sse  *sseParser // nil for a body logged whole
+	t    ticket     // the body's place in the log, when logged whole
+
+	mu        sync.Mutex
+	buf       []byte
+	truncated bool
+	seen      bool // any byte arrived
+	ended     bool
+}
+
+func (b *responseTap) Read(p []byte) (int, error) {
+	n, err := b.src.Read(p)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > 0 && !b.ended {
+		b.seen = true
+		switch {
+		case b.truncated:
+			// The log has all it keeps of this body.
+		case b.dec != nil:
+			b.dec.write(p[:n])
+		default:
+			b.decoded(p[:n])
+		}
+	}
+	if err != nil {
+		b.endLocked(err == io.EOF)
+	}
+	return n, err
+}
+
+func (b *responseTap) Close() error {
+	b.mu.Lock()
+	b.endLocked(false)
+	b.mu.Unlock()
+	return b.src.Close()
+}
+
+// decoded takes the next bytes of the body as the server meant them.
+func (b *responseTap) decoded(p []byte) {
+	if b.sse != nil {
+		b.sse.feed(p)
+		return
+	}
+	if b.truncated {
+		return
+	}
+	if room := MaxLogLine - len(b.buf); len(p) > room {
+		p = p[:max(room, 0)]
+		b.truncated = true
+	}
+	b.buf = append(b.buf, p...)
+}
+
+// event logs one SSE event. Data that is only whitespace is no message.
+func (b *responseTap) event(data []byte, truncated bool) {
+	if !truncated && len(trimWS(data)) == 0 {
+		return
+	}
+	b.log.add(observation{kind: obsResponse, x: b.x, resp: b.info, body: data, truncated: truncated})
+}
+
+// endLocked ends the observation: at the end of the body (clean), or when
+// the proxy stopped reading it (the client went away, the target failed).
+// A body cut short is logged as the fragment that arrived, marked
+// truncated, so that it is not read as a message.
+func (b *responseTap) endLocked(clean bool) {
+	if b.ended {
+		return
+	}
+	b.ended = true
+	if b.dec != nil {
+		b.dec.close()
+	}
+	if b.sse != nil {
+		b.sse.end(clean)
+		return
+	}
+	switch {
+	case clean || !b.seen:
+		b.log.finish(b.t, b.buf, b.truncated)
+	default:
+		b.log.finish(b.t, b.buf, true)
+	}
+	b.buf = nil
+}
+
+// sessionConns remembers which conn_id each MCP session was given, for a
+// bounded number of sessions (the oldest are forgotten first).
+type sessionConns struct {
+	mu    sync.Mutex
+	m     map[string]string
+	order []string
+}
+
+const maxSessionConns = 4096
+
+// conn is the conn_id of an exchange: its session's, when it names one.
+func (s *sessionConns) conn(sid, remote string) string {
+	if sid == "" {
+		return remote
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.m[sid]; ok {
+		return c
+	}
+	s.addLocked(sid, remote)
+	return remote
+}
+
+// issued records the conn_id of a session the server just opened.
+func (s *sessionConns) issued(sid, conn string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[sid]; !ok {
+		s.addLocked(sid, conn)
+	}
+}
+
+func (s *sessionConns) forget(sid string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, sid)
+}
+
+func (s *sessionConns) addLocked(sid, conn string) {
+	for len(s.m) >= maxSessionConns && len(s.order) > 0 {
+		delete(s.m, s.order[0])
+		s.order = s.order[1:]
+	}
+	s.m[sid] = conn
+	s.order = append(s.order, sid)
+	if len(s.order) > 2*maxSessionConns {
+		// Drop the names of forgotten sessions.
+		live := s.order[:0:0]
+		for _, k := range s.order {
+			if _, ok := s.m[k]; ok {
+				live = append(live, k)
+			}
+		}
+		s.order = live
+	}
+}
+
+// discardLog silences the reverse proxy's own error log: the proxy reports
+// what matters on its warn writer.
+var discardLog = log.New(io.Discard, "", 0)

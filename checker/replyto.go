@@ -1,0 +1,45 @@
+package checker
+
+// Settling a call by the HTTP status that answered it. Over streamable
+// HTTP a request can be refused before any JSON-RPC answer is written: a
+// 401 challenge, a 403 for an Origin, a 502 from a gateway, a 500 error
+// page. Our capture then records the response with reply_to, the raw id of
+// the request of that HTTP exchange (capture-store-export.md 4.4). Such a
+// call got its answer, a failure, and must not be left pending.
+
+import (
+	"github.com/mcpsnoop/mcpsnoop/capture"
+)
+
+// onStatusReply settles, as failed, the call a frame's reply_to names when
+// the frame is an HTTP failure (status >= 400) that carries no JSON-RPC
+// message: a bare status, or an error page. The transport error the frame
+// already counts is the call's one error; nothing is counted twice. A call
+// that is not waiting for its first answer (settled, cancelled, holding a
+// task) is left as it is, and so is everything without reply_to, so logs of
+// other captures read as before.
+func (s *session) onStatusReply(fc *frameCtx) {
+	f := fc.f
+	if len(f.ReplyTo) == 0 || f.Status < 400 || f.Direction != capture.ServerToClient {
+		return
+	}
+	if f.HasBody() && fc.msg.kind != kindNotRPC {
+		return // a JSON-RPC message answers for itself
+	}
+	key := callKey{dir: capture.ClientToServer, id: string(f.ReplyTo), conn: f.ConnID}
+	c := s.calls.open[key]
+	if c == nil || !c.open() || c.answered {
+		return
+	}
+	fc.belongsTo(c)
+	c.it.answerHop(f.TS, nil)
+	c.answered = true
+	c.end = f.TS
+	c.errored = true
+	c.state = stateFailed
+	s.unpark(c)
+	s.calls.retire(c)
+	s.progressDone(c)
+	s.finished(c, 0)
+	s.ended(c)
+}

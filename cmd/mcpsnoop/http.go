@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/spf13/cobra"
+)
+
+func init() { registerCommand(newHTTPCmd) }
+
+// httpOptions are the flags of `mcpsnoop http`.
+type httpOptions struct {
+	target string
+	listen string
+	shim   shimOptions // label, trace-file, no-trace and redaction, as the shim reads them
+}
+
+// How long in-flight exchanges get to finish after SIGINT or SIGTERM
+// before their connections are closed. The server's GET event streams
+// never finish on their own, so they are ended at once.
+const httpShutdownGrace = 5 * time.Second
+
+// Test hooks: where signals come from, and who hears the listening address.
+var (
+	httpSignals = func() (<-chan os.Signal, func()) {
+		c := make(chan os.Signal, 2)
+		signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
+		return c, func() { signal.Stop(c) }
+	}
+	httpListening func(addr net.Addr)
+)
+
+func newHTTPCmd() *cobra.Command {
+	var o httpOptions
+	cmd := &cobra.Command{
+		Use:   "http --target URL [--listen ADDR]",
+		Short: "Record an MCP server's streamable-HTTP traffic as a reverse proxy",
+		Long: `mcpsnoop http is a reverse proxy for one MCP server that speaks streamable
+HTTP. Point your client at the listening address instead of the server:
+every request and response is forwarded unchanged, responses stream as they
+arrive, and each JSON-RPC message is logged as a frame of one session log
+in <state>/sessions/<label>-<pid>-<random>.jsonl (label: the target's
+host:port unless --label says otherwise), which mcpsnoop check reads.
+
+Statuses without a JSON-RPC answer (202, a 401 challenge, a 403 for an
+Origin, a 502 when the target cannot be reached) are logged too, with the
+id of the request they answer. Compressed responses are logged decoded.
+Authorization, cookies, Mcp-Session-Id and Last-Event-ID are forwarded and
+never logged. SIGINT or SIGTERM stops listening, gives exchanges in flight
+5s to finish, and flushes the log. Flags may also come from a .mcpsnoop.toml
+in the working directory; flags on the command line win.`,
+		Example: `  mcpsnoop http --target http://127.0.0.1:8080/mcp
+  mcpsnoop http --target https://mcp.example.com/mcp --listen 127.0.0.1:7001 --redact-secrets`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runHTTP(cmd, &o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.target, "target", "", "URL of the MCP server to forward to (required), e.g. http://127.0.0.1:8080/mcp")
+	f.StringVar(&o.listen, "listen", "127.0.0.1:7000", "address to listen on (host:port; port 0 picks a free one)")
+	f.StringVar(&o.shim.label, "label", "", "server label in the log and its file name (default: the target's host:port)")
+	f.StringVar(&o.shim.traceFile, "trace-file", "", "write the log to this file, appending (default <state>/sessions/<session-id>.jsonl)")
+	f.BoolVar(&o.shim.noTrace, "no-trace", false, "forward only: no log, no state directory")
+	o.shim.redact.register(f)
+	return cmd
+}
+
+// httpFail is a usage error: exit 2, one line on stderr.
+func httpFail(format string, args ...any) error {
+	return &exitError{code: 2, msg: "mcpsnoop http: " + fmt.Sprintf(format, args...)}
+}
+
+func runHTTP(cmd *cobra.Command, o *httpOptions) error {
+	if o.target == "" {
+		return httpFail("--target is required")
+	}
+	target, err := capture.ParseTarget(o.target)
+	if err != nil {
+		return httpFail("%v", err)
+	}
+	cfg, err := capture.LoadConfig(capture.ConfigFile)
+	if err != nil {
+		return httpFail("%v", err)
+	}
+	st, err := mergeShimSettings(cmd, &o.shim, cfg, nil)
+	if err != nil {
+		return httpFail("%v", err)
+	}
+	if !cmd.Flags().Changed("label") && (cfg == nil || cfg.Label == nil) {
+		st.label = capture.HTTPLabel(target)
+		if capture.ValidateLabel(st.label) != nil {
+			st.label = "http"
+		}
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return httpFail("%v", err)
+	}
+	stderr := cmd.ErrOrStderr()
+	fmt.Fprintf(stderr, "mcpsnoop http: listening on %s, forwarding to %s\n", ln.Addr(), target.Redacted())
+	var log *capture.HTTPLog
+	if !st.noTrace {
+		log = openHTTPLog(st, stderr)
+	}
+	proxy := capture.NewHTTPProxy(capture.HTTPProxyOptions{Target: target, Log: log, Warn: stderr})
+	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 30 * time.Second}
+	if httpListening != nil {
+		httpListening(ln.Addr())
+	}
+
+	sigs, stopSignals := httpSignals()
+	defer stopSignals()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	var serveErr error
+	select {
+	case serveErr = <-served:
+	case sig := <-sigs:
+		fmt.Fprintf(stderr, "mcpsnoop http: %s: shutting down\n", capture.SignalName(sig))
+		shutdownHTTP(srv, proxy, sigs)
+		<-served
+	}
+	if log != nil {
+		if lost := log.Close(); lost > 0 {
+			fmt.Fprintf(stderr, "mcpsnoop http: %d frame(s) were dropped from the log %s; it is incomplete\n", lost, log.Path())
+		}
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return &exitError{code: 1, msg: "mcpsnoop http: " + serveErr.Error()}
+	}
+	return nil
+}
+
+// shutdownHTTP stops listening, ends the event streams, and gives the
+// exchanges in flight httpShutdownGrace (or until a second signal) before
+// closing their connections; then waits for every handler to return, so
+// that all they observed has reached the log.
+func shutdownHTTP(srv *http.Server, proxy *capture.HTTPProxy, sigs <-chan os.Signal) {
+	proxy.CloseStreams()
+	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
+	defer cancel()
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if err := srv.Shutdown(ctx); err != nil {
+		_ = srv.Close()
+	}
+	proxy.Wait()
+}
+
+// openHTTPLog creates the session's log and says where it goes. A log that
+// cannot be opened costs the log, not the proxy.
+func openHTTPLog(st shimSettings, stderr io.Writer) *capture.HTTPLog {
+	sid := capture.NewSessionID(st.label)
+	var (
+		f    *os.File
+		path string
+		err  error
+	)
+	if st.traceFile != "" {
+		f, path, err = capture.OpenLogFile(st.traceFile)
+	} else {
+		f, path, err = capture.OpenSessionLog(sid)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpsnoop http: warning: cannot write the log %s: %v; forwarding without a log\n", path, unwrapPath(err))
+		return nil
+	}
+	fmt.Fprintf(stderr, "mcpsnoop http: logging to %s (session %s)\n", path, sid)
+	return capture.NewHTTPLog(f, capture.HTTPLogOptions{
+		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr,
+	})
+}
