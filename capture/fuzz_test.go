@@ -35,3 +35,22 @@ func FuzzValidJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRedact: redaction never panics, keeps a valid message valid, and
+// leaves no value of a secret key behind.
+func FuzzRedact(f *testing.F) {
+	f.Add([]byte(`{"params":{"arguments":{"password":"hunter2","x":[{"token":"t"}]}}}`), "hunter2")
+	f.Add([]byte(`{"a":{"password":1},"a":{"password":2}}`), "")
+	f.Add([]byte("{\"password\":\"caf\xe9\"}"), "caf")
+	r, err := NewRedactor(RedactOptions{Secrets: true, Values: []string{`sk-[a-z0-9]+`}, Paths: []string{"$.params.name"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, text string) {
+		fr := Frame{Raw: append([]byte(nil), raw...), Text: text}
+		r.Apply(&fr)
+		if json.Valid(raw) && len(fr.Raw) > 0 && !json.Valid(fr.Raw) {
+			t.Fatalf("redaction broke a valid message: %q -> %q", raw, fr.Raw)
+		}
+	})
+}
