@@ -30,6 +30,13 @@ type message struct {
 	hasID     bool
 	method    string
 	params    gjson.Result
+	raw       []byte // the whole message, for walking params once
+	pStart    int    // where params starts in raw
+	pWalked   bool
+	pCount    int
+	pKeys     [12]string // params' members, found on the first paramField
+	pVals     [12]gjson.Result
+	pMore     bool // params has more members than pKeys holds
 	result    gjson.Result
 	hasResult bool
 	errorVal  gjson.Result
@@ -56,6 +63,7 @@ func parseMessage(raw []byte) message {
 	if len(raw) == 0 || raw[0] != '{' {
 		return m
 	}
+	m.raw = raw
 	var methodVal gjson.Result
 	hasMethod := false
 	members(raw, 0, func(key []byte, vs int) int {
@@ -87,7 +95,7 @@ func parseMessage(raw []byte) message {
 		case "method":
 			methodVal, hasMethod = value, true
 		case "params":
-			m.params = value
+			m.params, m.pStart = value, vs
 		case "result":
 			m.result, m.hasResult = value, true
 		case "error":
@@ -138,11 +146,45 @@ func (m *message) resultField(name string) gjson.Result {
 }
 
 // paramField returns a member of the params object.
+// Rules ask for several members of params per request; one walk finds them
+// all, instead of one scan of params (arguments and all) per question.
 func (m *message) paramField(name string) gjson.Result {
 	if !m.params.IsObject() {
 		return gjson.Result{}
 	}
-	return m.params.Get(escapeKey(name))
+	if !m.pWalked {
+		m.walkParams()
+	}
+	for i := 0; i < m.pCount; i++ {
+		if m.pKeys[i] == name {
+			return m.pVals[i]
+		}
+	}
+	if m.pMore {
+		return m.params.Get(escapeKey(name))
+	}
+	return gjson.Result{}
+}
+
+// walkParams records params' top-level members (the first of a repeated
+// name wins, as gjson's lookup does).
+func (m *message) walkParams() {
+	m.pWalked = true
+	if m.pStart >= len(m.raw) || m.raw[m.pStart] != '{' {
+		m.pMore = true
+		return
+	}
+	members(m.raw, m.pStart, func(key []byte, vs int) int {
+		ve := skipValue(m.raw, vs)
+		if m.pCount == len(m.pKeys) {
+			m.pMore = true
+			return ve
+		}
+		m.pKeys[m.pCount] = keyName(key)
+		m.pVals[m.pCount] = gjson.Parse(bytesString(m.raw[vs:ve]))
+		m.pCount++
+		return ve
+	})
 }
 
 // isErrorResult reports a tool-level failure: result.isError is true.
@@ -154,7 +196,17 @@ func (m *message) resultType() string { return m.resultTypeStr }
 // opName is the operation name a request targets: params.name for
 // tools/call and prompts/get, params.uri for resource requests.
 func (m *message) opName() string {
-	return operationName(m.method, m.params)
+	var v gjson.Result
+	switch m.method {
+	case "tools/call", "prompts/get":
+		v = m.paramField("name")
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		v = m.paramField("uri")
+	}
+	if v.Type == gjson.String {
+		return v.Str
+	}
+	return ""
 }
 
 func operationName(method string, params gjson.Result) string {
