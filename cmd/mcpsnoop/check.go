@@ -227,53 +227,15 @@ func ingestInput(eng *checker.Engine, in capture.Input, stdin io.Reader) error {
 // ingestRedacted is ingestInput with red applied to every frame first (the
 // log itself is never changed).
 func ingestRedacted(eng *checker.Engine, in capture.Input, stdin io.Reader, red *capture.Redactor) error {
-	var src io.Reader = stdin
-	if !in.Stdin {
-		f, err := os.Open(in.Path)
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.Name, unwrapPath(err))
-		}
-		defer f.Close()
-		info, err := f.Stat()
-		if err != nil {
-			return fmt.Errorf("%s: %w", in.Name, unwrapPath(err))
-		}
-		if info.IsDir() {
-			return fmt.Errorf("%s: is a directory", in.Name)
-		}
-		src = f
+	src, err := in.Open(stdin)
+	if err != nil {
+		return err
 	}
-	r := capture.NewReader(src, in.Name)
-	accepted := 0
-	for {
-		fr, line, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if errors.Is(err, capture.ErrTornLine) {
-			if accepted > 0 {
-				eng.TornTail() // one lost frame; the log goes on
-			}
-			continue
-		}
-		if errors.Is(err, capture.ErrTornTail) {
-			if accepted > 0 {
-				eng.TornTail()
-			}
-			break
-		}
-		if err != nil {
-			return err
-		}
-		red.Apply(&fr)
-		if eng.Ingest(&fr, checker.Position{Path: in.Path, Name: in.Name, Line: line}) {
-			accepted++
-		}
-	}
-	if accepted == 0 {
-		return fmt.Errorf("%s: no envelopes found", in.Name)
-	}
-	return nil
+	defer src.Close()
+	return capture.ReadLog(src, in.Name, func(fr *capture.Frame, line int) bool {
+		red.Apply(fr)
+		return eng.Ingest(fr, checker.Position{Path: in.Path, Name: in.Name, Line: line})
+	}, eng.TornTail)
 }
 
 // sameAsInput returns the input that path names, if any.

@@ -1,0 +1,68 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Open opens an input for reading: the file, or stdin as given. A directory
+// or an unreadable file is an error naming the input.
+func (in Input) Open(stdin io.Reader) (io.ReadCloser, error) {
+	if in.Stdin {
+		return io.NopCloser(stdin), nil
+	}
+	f, err := os.Open(in.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Name, unwrapPathError(err))
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", in.Name, unwrapPathError(err))
+	}
+	if info.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s: is a directory", in.Name)
+	}
+	return f, nil
+}
+
+// ReadLog reads a whole log and hands each envelope to each with its line;
+// each reports whether the envelope belonged to a session. A torn line, in
+// the middle of the log or at its end, is one lost frame: lost is called for
+// it once an envelope was accepted (before that there is no session to lose
+// it from). A log in which no envelope was accepted is an error, "no
+// envelopes found", as is any envelope that does not decode.
+func ReadLog(src io.Reader, name string, each func(f *Frame, line int) bool, lost func()) error {
+	r := NewReader(src, name)
+	accepted := 0
+	for {
+		f, line, err := r.Next()
+		switch {
+		case err == io.EOF:
+		case errors.Is(err, ErrTornLine):
+			if accepted > 0 {
+				lost()
+			}
+			continue
+		case errors.Is(err, ErrTornTail):
+			if accepted > 0 {
+				lost()
+			}
+		case err != nil:
+			return err
+		default:
+			if each(&f, line) {
+				accepted++
+			}
+			continue
+		}
+		break
+	}
+	if accepted == 0 {
+		return fmt.Errorf("%s: no envelopes found", name)
+	}
+	return nil
+}
