@@ -410,7 +410,7 @@ func (l *HTTPLog) frames(o *observation, out []Frame) []Frame {
 				f.McpParamHeaders = append([]ParamHeader(nil), x.params...) // redaction edits its copy
 			}
 		}
-		if o.kind == obsResponse && o.resp.status >= 400 && !batch && (!p.json || !looksJSONRPC(p.data)) {
+		if o.kind == obsResponse && o.resp.status >= 400 && !batch && (!p.json || !looksJSONRPC(p.data) || answersNobody(p.data)) {
 			f.ReplyTo = x.replyTo
 		}
 		out = append(out, f)
@@ -538,4 +538,21 @@ func looksJSONRPC(raw []byte) bool {
 		}
 	})
 	return rpc
+}
+
+// answersNobody reports a JSON-RPC response whose id is null or missing,
+// as servers write when they refuse a request before reading its id (the
+// TypeScript SDK's 400 and 404). The HTTP exchange still says which request
+// it was, so the frame carries reply_to too.
+func answersNobody(data []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &m) != nil || m.Method != "" || (m.Result == nil && m.Error == nil) {
+		return false
+	}
+	return len(m.ID) == 0 || string(m.ID) == "null"
 }

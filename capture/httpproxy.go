@@ -2,6 +2,7 @@ package capture
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"log"
@@ -71,7 +72,7 @@ func NewHTTPProxy(o HTTPProxyOptions) *HTTPProxy {
 	if p.warn == nil {
 		p.warn = io.Discard
 	}
-	p.sessions.m = map[string]string{}
+	p.sessions.m = map[sessionKey]sessionEntry{}
 	p.closing, p.stop = context.WithCancel(context.Background())
 	tr := o.Transport
 	if tr == nil {
@@ -152,7 +153,7 @@ func (p *HTTPProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		st.body = &requestTap{src: r.Body, log: p.log}
 		st.body.t = p.log.begin(observation{kind: obsRequest, x: st.x}, false)
 		r.Body = st.body
-		defer st.body.complete()
+		defer st.body.complete(false)
 	}
 	p.rp.ServeHTTP(w, r)
 }
@@ -168,6 +169,12 @@ func (p *HTTPProxy) rewrite(pr *httputil.ProxyRequest) {
 		u.RawQuery = p.target.RawQuery
 	}
 	pr.Out.Host = ""
+	// Keep the chain the client's own proxies built, then add ourselves.
+	for _, h := range []string{"X-Forwarded-For", "Forwarded"} {
+		if v := pr.In.Header.Values(h); len(v) > 0 {
+			pr.Out.Header[h] = append([]string(nil), v...)
+		}
+	}
 	pr.SetXForwarded()
 }
 
@@ -222,7 +229,7 @@ func (p *HTTPProxy) errorHandler(w http.ResponseWriter, r *http.Request, err err
 	if st != nil && st.body != nil {
 		// The request is logged whole even though the target never read
 		// it; read it before the 502 goes out, after which it may be gone.
-		st.body.complete()
+		st.body.complete(true)
 	}
 	switch {
 	case st != nil && st.client.Err() != nil:
@@ -301,19 +308,22 @@ type requestTap struct {
 	mu        sync.Mutex
 	buf       []byte
 	truncated bool
+	eof       bool // the body was read to its end
 	finished  bool
 }
 
 func (b *requestTap) Read(p []byte) (int, error) {
+	// The lock is not held across the read: a client that stalls must not
+	// stall anything else that touches the tap.
+	n, err := b.src.Read(p)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.finished {
-		return 0, io.EOF
-	}
-	n, err := b.src.Read(p)
-	b.observe(p[:n])
-	if err != nil {
-		b.finishLocked()
+	if !b.finished {
+		b.observe(p[:n])
+		if err != nil {
+			b.eof = err == io.EOF
+			b.finishLocked()
+		}
 	}
 	return n, err
 }
@@ -328,19 +338,23 @@ func (b *requestTap) observe(p []byte) {
 	b.buf = append(b.buf, p...)
 }
 
-// complete reads what the transport left of the body, up to what the log
-// keeps, and logs the request.
-func (b *requestTap) complete() {
+// complete logs the request with what was seen of its body. Only when the
+// target was never reached (drain) does it read the rest itself, so that
+// the failed request is logged whole; after a response has gone out it
+// never waits on the client, and a body the target did not read in full is
+// logged as truncated.
+func (b *requestTap) complete(drain bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.finished {
 		return
 	}
 	var chunk [32 << 10]byte
-	for !b.truncated {
+	for drain && !b.truncated {
 		n, err := b.src.Read(chunk[:])
 		b.observe(chunk[:n])
 		if err != nil {
+			b.eof = err == io.EOF
 			break
 		}
 	}
@@ -353,7 +367,7 @@ func (b *requestTap) finishLocked() {
 	}
 	b.finished = true
 	if b.log != nil {
-		b.log.finish(b.t, b.buf, b.truncated)
+		b.log.finish(b.t, b.buf, b.truncated || !b.eof)
 	}
 	b.buf = nil
 }
@@ -455,26 +469,41 @@ func (b *responseTap) endLocked(clean bool) {
 }
 
 // sessionConns remembers which conn_id each MCP session was given, for a
-// bounded number of sessions (the oldest are forgotten first).
+// bounded number of sessions the server issued (the oldest are forgotten
+// first). Ids are kept as fixed-size hashes, so a client sending huge or
+// made-up ids costs nothing: an id the server never issued is not kept.
 type sessionConns struct {
 	mu    sync.Mutex
-	m     map[string]string
-	order []string
+	m     map[sessionKey]sessionEntry
+	order []sessionRef // insertion order; stale entries are skipped
+	gen   uint64
+}
+
+type sessionKey [sha256.Size]byte
+
+type sessionEntry struct {
+	conn string
+	gen  uint64
+}
+
+type sessionRef struct {
+	key sessionKey
+	gen uint64
 }
 
 const maxSessionConns = 4096
 
-// conn is the conn_id of an exchange: its session's, when it names one.
+// conn is the conn_id of an exchange: its session's, when the server issued
+// the id it names; else the client's own address.
 func (s *sessionConns) conn(sid, remote string) string {
 	if sid == "" {
 		return remote
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c, ok := s.m[sid]; ok {
-		return c
+	if e, ok := s.m[sessionKey(sha256.Sum256([]byte(sid)))]; ok {
+		return e.conn
 	}
-	s.addLocked(sid, remote)
 	return remote
 }
 
@@ -482,34 +511,38 @@ func (s *sessionConns) conn(sid, remote string) string {
 func (s *sessionConns) issued(sid, conn string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.m[sid]; !ok {
-		s.addLocked(sid, conn)
+	k := sessionKey(sha256.Sum256([]byte(sid)))
+	if _, ok := s.m[k]; ok {
+		return
+	}
+	if s.m == nil {
+		s.m = map[sessionKey]sessionEntry{}
+	}
+	for len(s.m) >= maxSessionConns && len(s.order) > 0 {
+		old := s.order[0]
+		s.order = s.order[1:]
+		if e, ok := s.m[old.key]; ok && e.gen == old.gen {
+			delete(s.m, old.key)
+		}
+	}
+	s.gen++
+	s.m[k] = sessionEntry{conn: conn, gen: s.gen}
+	s.order = append(s.order, sessionRef{k, s.gen})
+	if len(s.order) > 2*maxSessionConns {
+		live := make([]sessionRef, 0, len(s.m))
+		for _, r := range s.order {
+			if e, ok := s.m[r.key]; ok && e.gen == r.gen {
+				live = append(live, r)
+			}
+		}
+		s.order = live
 	}
 }
 
 func (s *sessionConns) forget(sid string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.m, sid)
-}
-
-func (s *sessionConns) addLocked(sid, conn string) {
-	for len(s.m) >= maxSessionConns && len(s.order) > 0 {
-		delete(s.m, s.order[0])
-		s.order = s.order[1:]
-	}
-	s.m[sid] = conn
-	s.order = append(s.order, sid)
-	if len(s.order) > 2*maxSessionConns {
-		// Drop the names of forgotten sessions.
-		live := s.order[:0:0]
-		for _, k := range s.order {
-			if _, ok := s.m[k]; ok {
-				live = append(live, k)
-			}
-		}
-		s.order = live
-	}
+	delete(s.m, sessionKey(sha256.Sum256([]byte(sid))))
 }
 
 // discardLog silences the reverse proxy's own error log: the proxy reports

@@ -155,3 +155,20 @@ func TestStatusReplyThroughTheEngine(t *testing.T) {
 		t.Errorf("counters %+v tools %+v", sr.Counters, sr.Tools)
 	}
 }
+
+// A 404 whose body is a JSON-RPC error with a null id (the session was not
+// found) settles the request its HTTP exchange carried.
+func TestNullIDRefusalSettlesTheCall(t *testing.T) {
+	e := New(Config{})
+	l := &replyLog{t0: time.Date(2026, 8, 1, 10, 0, 0, 0, time.UTC)}
+	l.c2s(greetCall)
+	l.add(capture.Frame{Direction: capture.ServerToClient, Status: 404, ReplyTo: json.RawMessage(`7`),
+		Raw: json.RawMessage(`{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`)})
+	for i := range l.frames {
+		e.Ingest(&l.frames[i], Position{Line: i + 1})
+	}
+	sr := e.Report().Sessions[0]
+	if sr.Counters.Pending != 0 || sr.Counters.Errors != 1 || sr.Counters.Warnings != 0 {
+		t.Errorf("counters = %+v", sr.Counters)
+	}
+}

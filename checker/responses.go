@@ -11,7 +11,13 @@ import (
 func (s *session) onResponse(fc *frameCtx) {
 	m := &fc.msg
 	f := fc.f
-	key := callKey{dir: opposite(f.Direction), id: m.idText(), conn: f.ConnID}
+	id := m.idText()
+	if (id == "" || id == "null") && len(f.ReplyTo) > 0 && f.Status >= 400 {
+		// A refusal written before the server read the request's id: the
+		// HTTP exchange it came back on names the request (reply_to).
+		id = string(f.ReplyTo)
+	}
+	key := callKey{dir: opposite(f.Direction), id: id, conn: f.ConnID}
 	c := s.calls.open[key]
 	if c == nil {
 		if sc, ok := s.calls.settled[key]; ok {
