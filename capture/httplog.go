@@ -136,9 +136,17 @@ func (l *HTTPLog) begin(o observation, done bool) ticket {
 		return ticket{}
 	}
 	if l.tail-l.head == uint64(len(l.ring)) {
+		// When an exchange that stalled mid-body holds the head of the
+		// queue, everything behind it waits; give that one up rather than
+		// all that follows, so a stall costs one observation.
+		stalled := false
+		if h := &l.ring[l.head%uint64(len(l.ring))]; !h.ready {
+			h.ready, h.drop, stalled = true, true, true
+			l.loseLocked("an exchange stalled at the head of the write queue")
+		}
 		l.loseLocked("the write queue is full")
 		l.skip++
-		l.mu.Unlock()
+		l.wakeLocked(stalled)
 		return ticket{}
 	}
 	body, truncated := o.body, o.truncated

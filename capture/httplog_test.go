@@ -214,3 +214,41 @@ func TestHTTPLogRedacts(t *testing.T) {
 		t.Error("redaction changed the exchange's own headers")
 	}
 }
+
+// An exchange that never finishes at the head of a full queue is given up,
+// so the frames behind it reach the log.
+func TestHTTPLogStalledHead(t *testing.T) {
+	var warn bytes.Buffer
+	out := &memLog{block: make(chan struct{}), entered: make(chan struct{}, 1)}
+	close(out.block)
+	l := newHTTPLog(out, HTTPLogOptions{SessionID: "s", Label: "l", Path: "p.jsonl", Warn: &warn}, 4)
+	x := &exchange{conn: "c"}
+	body := func(id int) []byte { return []byte(`{"jsonrpc":"2.0","id":` + string(rune('0'+id)) + `,"method":"m"}`) }
+	stalled := l.begin(observation{kind: obsRequest, x: x}, false) // never finished
+	_ = stalled
+	for id := 1; id <= 3; id++ {
+		l.add(observation{kind: obsRequest, x: x, body: body(id)})
+	}
+	l.add(observation{kind: obsRequest, x: x, body: body(4)}) // full: the stalled head goes
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) { // until the writer has drained the queue
+		l.mu.Lock()
+		empty := l.head == l.tail
+		l.mu.Unlock()
+		if empty {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for id := 5; id <= 7; id++ {
+		l.add(observation{kind: obsRequest, x: x, body: body(id)})
+	}
+	l.Close()
+	var ids []string
+	for _, f := range out.frames(t) {
+		ids = append(ids, string(f.Raw))
+	}
+	if len(ids) != 6 {
+		t.Errorf("only %d frames reached the log behind a stalled head: %v", len(ids), ids)
+	}
+}
