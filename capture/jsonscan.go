@@ -23,13 +23,22 @@ var strPlain = func() (t [256]bool) {
 type jsonScanner struct {
 	b     []byte
 	depth int
+	// strictUTF8 also rejects strings that are not valid UTF-8 (what the
+	// log writer needs before it keeps a line as raw JSON); encoding/json
+	// itself accepts them.
+	strictUTF8 bool
+	sawWS      bool // whitespace was skipped somewhere outside strings
 }
 
 func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func (s *jsonScanner) ws(i int) int {
+	start := i
 	for i < len(s.b) && isWS(s.b[i]) {
 		i++
+	}
+	if i > start {
+		s.sawWS = true
 	}
 	return i
 }
@@ -138,6 +147,9 @@ func (s *jsonScanner) array(i int) int {
 }
 
 func (s *jsonScanner) str(i int) int {
+	if s.strictUTF8 {
+		return s.strUTF8(i)
+	}
 	b := s.b
 	i++
 	for {

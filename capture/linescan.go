@@ -12,126 +12,13 @@ import (
 // anything (whitespace outside strings). Strings, which carry nearly all the
 // bytes of MCP traffic, are checked 32 bytes at a time.
 func lineJSON(b []byte) (valid, hasWS bool) {
-	s := lineScanner{b: b}
-	i := s.skipWS(0)
+	s := jsonScanner{b: b, strictUTF8: true}
+	i := s.ws(0)
 	end := s.value(i)
-	if end < 0 || s.skipWS(end) != len(b) {
+	if end < 0 || s.ws(end) != len(b) {
 		return false, false
 	}
 	return true, s.sawWS
-}
-
-type lineScanner struct {
-	b     []byte
-	depth int
-	sawWS bool
-}
-
-func (s *lineScanner) skipWS(i int) int {
-	start := i
-	for i < len(s.b) && isWS(s.b[i]) {
-		i++
-	}
-	if i > start {
-		s.sawWS = true
-	}
-	return i
-}
-
-func (s *lineScanner) value(i int) int {
-	if i >= len(s.b) {
-		return -1
-	}
-	switch c := s.b[i]; {
-	case c == '{':
-		return s.object(i)
-	case c == '[':
-		return s.array(i)
-	case c == '"':
-		return s.str(i)
-	case c == 't':
-		return s.literal(i, "true")
-	case c == 'f':
-		return s.literal(i, "false")
-	case c == 'n':
-		return s.literal(i, "null")
-	case c == '-' || (c >= '0' && c <= '9'):
-		js := jsonScanner{b: s.b}
-		return js.number(i)
-	}
-	return -1
-}
-
-func (s *lineScanner) object(i int) int {
-	if s.depth++; s.depth > maxNesting {
-		return -1
-	}
-	i = s.skipWS(i + 1)
-	if i < len(s.b) && s.b[i] == '}' {
-		s.depth--
-		return i + 1
-	}
-	for {
-		if i >= len(s.b) || s.b[i] != '"' {
-			return -1
-		}
-		if i = s.str(i); i < 0 {
-			return -1
-		}
-		if i = s.skipWS(i); i >= len(s.b) || s.b[i] != ':' {
-			return -1
-		}
-		if i = s.value(s.skipWS(i + 1)); i < 0 {
-			return -1
-		}
-		if i = s.skipWS(i); i >= len(s.b) {
-			return -1
-		}
-		switch s.b[i] {
-		case ',':
-			i = s.skipWS(i + 1)
-		case '}':
-			s.depth--
-			return i + 1
-		default:
-			return -1
-		}
-	}
-}
-
-func (s *lineScanner) array(i int) int {
-	if s.depth++; s.depth > maxNesting {
-		return -1
-	}
-	i = s.skipWS(i + 1)
-	if i < len(s.b) && s.b[i] == ']' {
-		s.depth--
-		return i + 1
-	}
-	for {
-		if i = s.value(i); i < 0 {
-			return -1
-		}
-		if i = s.skipWS(i); i >= len(s.b) {
-			return -1
-		}
-		switch s.b[i] {
-		case ',':
-			i = s.skipWS(i + 1)
-		case ']':
-			s.depth--
-			return i + 1
-		default:
-			return -1
-		}
-	}
-}
-
-func (s *lineScanner) literal(i int, lit string) int {
-	if len(s.b)-i < len(lit) || string(s.b[i:i+len(lit)]) != lit {
-		return -1
-	}
-	return i + len(lit)
 }
 
 // plainASCII reports whether b holds only printable ASCII and DEL (no
@@ -163,11 +50,11 @@ func plainASCII(b []byte) bool {
 	return true
 }
 
-// str validates the string at b[i] (its opening quote), UTF-8 included, and
+// strUTF8 validates the string at b[i] (its opening quote), UTF-8 included, and
 // returns the index after its closing quote, or -1. Quotes and backslashes
 // are found with bytes.IndexByte; the runs between them are checked for
 // control characters and non-ASCII bytes 32 at a time.
-func (s *lineScanner) str(i int) int {
+func (s *jsonScanner) strUTF8(i int) int {
 	b := s.b
 	i++
 	quote := -1 // index of the next '"' at or after i, once known
