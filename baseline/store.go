@@ -113,7 +113,7 @@ func (s Store) record(label string, defs []checker.ToolDef) (created bool, err e
 	path := s.Path(label)
 	tmp, err := os.CreateTemp(s.dir(), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return false, fmt.Errorf("write %s: %w", path, withoutPath(err))
+		return false, fmt.Errorf("write %s: %w", path, atomicfile.PlainError(err))
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(data)
@@ -127,13 +127,13 @@ func (s Store) record(label string, defs []checker.ToolDef) (created bool, err e
 		err = cerr
 	}
 	if err != nil {
-		return false, fmt.Errorf("write %s: %w", path, withoutPath(err))
+		return false, fmt.Errorf("write %s: %w", path, atomicfile.PlainError(err))
 	}
 	if err := os.Link(tmp.Name(), path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return false, nil
 		}
-		return false, fmt.Errorf("write %s: %w", path, withoutPath(err))
+		return false, fmt.Errorf("write %s: %w", path, atomicfile.PlainError(err))
 	}
 	return true, nil
 }
@@ -164,18 +164,4 @@ func (s Store) Reset(label string) error {
 		return err
 	}
 	return nil
-}
-
-// withoutPath drops the temporary file's name from an error: users never
-// saw it, and the message names the baseline file instead.
-func withoutPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }

@@ -3,6 +3,7 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -59,7 +60,7 @@ func resolveArg(arg string) ([]Input, error) {
 	case err == nil:
 		return []Input{{Path: arg, Name: arg}}, nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("session log %s: %w", strconv.Quote(arg), unwrapPathError(err))
+		return nil, fmt.Errorf("session log %s: %w", strconv.Quote(arg), atomicfile.PlainError(err))
 	}
 	if strings.HasSuffix(arg, ".jsonl") || strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, filepath.Separator) {
 		return nil, fmt.Errorf("session log %q not found", arg)
@@ -75,7 +76,7 @@ func resolveArg(arg string) ([]Input, error) {
 func dirLogs(dir string) ([]Input, error) {
 	logs, sawEmpty, err := listLogs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", dir, atomicfile.PlainError(err))
 	}
 	if len(logs) == 0 {
 		if sawEmpty {
@@ -96,7 +97,7 @@ func dirLogs(dir string) ([]Input, error) {
 func newestLog(dir string) (Input, error) {
 	logs, sawEmpty, err := listLogs(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Input{}, fmt.Errorf("%s: %w", dir, unwrapPathError(err))
+		return Input{}, fmt.Errorf("%s: %w", dir, atomicfile.PlainError(err))
 	}
 	var best fs.FileInfo
 	for _, info := range logs {
@@ -137,12 +138,4 @@ func listLogs(dir string) (logs []fs.FileInfo, sawEmpty bool, err error) {
 		logs = append(logs, info)
 	}
 	return logs, sawEmpty, nil
-}
-
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

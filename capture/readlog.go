@@ -3,6 +3,7 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"io"
 	"os"
 )
@@ -15,12 +16,12 @@ func (in Input) Open(stdin io.Reader) (io.ReadCloser, error) {
 	}
 	f, err := os.Open(in.Path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Name, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", in.Name, atomicfile.PlainError(err))
 	}
 	info, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w", in.Name, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", in.Name, atomicfile.PlainError(err))
 	}
 	if info.IsDir() {
 		f.Close()

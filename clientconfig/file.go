@@ -46,7 +46,7 @@ func WrapFile(path, name, binary string, dryRun bool) (Outcome, error) {
 	}
 	_, err = os.Lstat(o.Backup)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Outcome{}, fmt.Errorf("backup %s: %w", o.Backup, unwrapPathErr(err))
+		return Outcome{}, fmt.Errorf("backup %s: %w", o.Backup, atomicfile.PlainError(err))
 	}
 	o.BackupCreated = err != nil
 	if dryRun {
@@ -83,7 +83,7 @@ func UnwrapFile(path, name string, dryRun bool) (Outcome, error) {
 	}
 	backup, err := os.ReadFile(o.Backup)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Outcome{}, fmt.Errorf("backup %s: %w", o.Backup, unwrapPathErr(err))
+		return Outcome{}, fmt.Errorf("backup %s: %w", o.Backup, atomicfile.PlainError(err))
 	}
 	haveBackup := err == nil
 	if haveBackup && SameConfig(out, backup) {
@@ -107,11 +107,11 @@ func UnwrapFile(path, name string, dryRun bool) (Outcome, error) {
 func readConfig(path string) ([]byte, fs.FileInfo, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, unwrapPathErr(err))
+		return nil, nil, fmt.Errorf("%s: %w", path, atomicfile.PlainError(err))
 	}
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, unwrapPathErr(err))
+		return nil, nil, fmt.Errorf("%s: %w", path, atomicfile.PlainError(err))
 	}
 	return data, info, nil
 }
@@ -123,7 +123,7 @@ func readConfig(path string) ([]byte, fs.FileInfo, error) {
 func writeConfig(path string, read, out []byte, info fs.FileInfo) error {
 	target, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, unwrapPathErr(err))
+		return fmt.Errorf("%s: %w", path, atomicfile.PlainError(err))
 	}
 	if testHookBeforeWrite != nil {
 		testHookBeforeWrite(path)
@@ -144,7 +144,7 @@ var ErrChanged = errors.New("changed while mcpsnoop was editing it; nothing was 
 func unchangedSince(path string, read []byte) error {
 	now, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, unwrapPathErr(err))
+		return fmt.Errorf("%s: %w", path, atomicfile.PlainError(err))
 	}
 	if !bytes.Equal(now, read) {
 		return fmt.Errorf("%s %w", path, ErrChanged)
@@ -160,12 +160,4 @@ func annotate(path string, err error) error {
 		return &InputError{msg: path + ": " + ie.msg}
 	}
 	return fmt.Errorf("%s: %w", path, err)
-}
-
-func unwrapPathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -164,19 +164,8 @@ func shutdownHTTP(srv *http.Server, proxy *capture.HTTPProxy, sigs <-chan os.Sig
 // openHTTPLog creates the session's log and says where it goes. A log that
 // cannot be opened costs the log, not the proxy.
 func openHTTPLog(st shimSettings, stderr io.Writer) *capture.HTTPLog {
-	sid := capture.NewSessionID(st.label)
-	var (
-		f    *os.File
-		path string
-		err  error
-	)
-	if st.traceFile != "" {
-		f, path, err = capture.OpenLogFile(st.traceFile)
-	} else {
-		f, path, err = capture.OpenSessionLog(sid)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpsnoop http: warning: cannot write the log %s: %v; forwarding without a log\n", path, unwrapPath(err))
+	f, path, sid := openLog(st, stderr, "mcpsnoop http")
+	if f == nil {
 		return nil
 	}
 	fmt.Fprintf(stderr, "mcpsnoop http: logging to %s (session %s)\n", path, sid)

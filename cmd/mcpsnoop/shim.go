@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -167,24 +169,31 @@ func mergeShimSettings(cmd *cobra.Command, o *shimOptions, cfg *capture.Config, 
 // openShimLog creates the session's log and says where it goes. A log that
 // cannot be opened costs the log, never the session: the shim forwards
 // without one.
-func openShimLog(st shimSettings, args []string, stderr interface{ Write([]byte) (int, error) }) *capture.LogWriter {
-	sid := capture.NewSessionID(st.label)
-	var (
-		f    *os.File
-		path string
-		err  error
-	)
-	if st.traceFile != "" {
-		f, path, err = capture.OpenLogFile(st.traceFile)
-	} else {
-		f, path, err = capture.OpenSessionLog(sid)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpsnoop: warning: cannot write the log %s: %v; forwarding without a log\n", path, unwrapPath(err))
+func openShimLog(st shimSettings, args []string, stderr io.Writer) *capture.LogWriter {
+	f, path, sid := openLog(st, stderr, "mcpsnoop")
+	if f == nil {
 		return nil
 	}
 	fmt.Fprintf(stderr, "mcpsnoop: logging %q to %s (session %s)\n", strings.Join(st.redactor.Command(args), " "), path, sid)
 	return capture.NewLogWriter(f, capture.LogOptions{
 		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr,
 	})
+}
+
+// openLog opens the log a capture writes: --trace-file, or a new session
+// log in the state directory. A log that cannot be opened is a warning on
+// stderr (prefixed by who) and a nil file: traffic is forwarded without one.
+func openLog(st shimSettings, stderr io.Writer, who string) (f *os.File, path, sid string) {
+	sid = capture.NewSessionID(st.label)
+	var err error
+	if st.traceFile != "" {
+		f, path, err = capture.OpenLogFile(st.traceFile)
+	} else {
+		f, path, err = capture.OpenSessionLog(sid)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: warning: cannot write the log %s: %v; forwarding without a log\n", who, path, atomicfile.PlainError(err))
+		return nil, path, sid
+	}
+	return f, path, sid
 }

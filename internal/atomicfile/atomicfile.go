@@ -49,7 +49,7 @@ func WriteAll(files []File) error {
 	for i, f := range files {
 		if err := os.Rename(temps[i], f.Path); err != nil {
 			cleanup()
-			return fmt.Errorf("write %s: %w", f.Path, reason(err))
+			return fmt.Errorf("write %s: %w", f.Path, PlainError(err))
 		}
 	}
 	return nil
@@ -62,7 +62,7 @@ func checkTarget(path string) error {
 	info, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		return fmt.Errorf("write %s: folder %s: %w", path, dir, reason(err))
+		return fmt.Errorf("write %s: folder %s: %w", path, dir, PlainError(err))
 	case !info.IsDir():
 		return fmt.Errorf("write %s: %s is not a folder", path, dir)
 	}
@@ -75,7 +75,7 @@ func checkTarget(path string) error {
 func writeTemp(f File) (string, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(f.Path), "."+filepath.Base(f.Path)+".tmp-*")
 	if err != nil {
-		return "", fmt.Errorf("write %s: %w", f.Path, reason(err))
+		return "", fmt.Errorf("write %s: %w", f.Path, PlainError(err))
 	}
 	name := tmp.Name()
 	_, err = tmp.Write(f.Data)
@@ -90,13 +90,15 @@ func writeTemp(f File) (string, error) {
 	}
 	if err != nil {
 		os.Remove(name)
-		return "", fmt.Errorf("write %s: %w", f.Path, reason(err))
+		return "", fmt.Errorf("write %s: %w", f.Path, PlainError(err))
 	}
 	return name, nil
 }
 
-// reason strips the temp file's name from an error: users never saw it.
-func reason(err error) error {
+// PlainError strips the file name an OS error carries (*fs.PathError,
+// *os.LinkError), for messages that name the file their own way: users
+// never saw a temporary file's name.
+func PlainError(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
