@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 	"strconv"
 	"unsafe"
 
@@ -80,8 +81,9 @@ func (s *session) cacheRules(fc *frameCtx, c *call) {
 	// One walk over the result finds every member the rules read.
 	var ttl, scope, next, rt gjson.Result
 	raw := stringBytes(m.result.Raw)
-	members(raw, 0, func(key []byte, vs int) int {
-		ve := skipValue(raw, vs)
+	jsonwalk.Members(raw, 0, func(ks, ke, vs int) int {
+		key := raw[ks:ke]
+		ve := jsonwalk.SkipValue(raw, vs)
 		var dst *gjson.Result
 		switch keyName(key) {
 		case "ttlMs":

@@ -3,6 +3,7 @@ package checker
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -66,12 +67,14 @@ func parseMessage(raw []byte) message {
 	m.raw = raw
 	var methodVal gjson.Result
 	hasMethod := false
-	members(raw, 0, func(key []byte, vs int) int {
+	jsonwalk.Members(raw, 0, func(ks, ke, vs int) int {
+		key := raw[ks:ke]
 		var ve int
 		name := keyName(key)
 		if name == "result" && raw[vs] == '{' {
-			ve = members(raw, vs, func(k []byte, rvs int) int {
-				rve := skipValue(raw, rvs)
+			ve = jsonwalk.Members(raw, vs, func(rks, rke, rvs int) int {
+				k := raw[rks:rke]
+				rve := jsonwalk.SkipValue(raw, rvs)
 				switch keyName(k) {
 				case "resultType":
 					m.resultTypeStr = ""
@@ -84,7 +87,7 @@ func parseMessage(raw []byte) message {
 				return rve
 			})
 		} else {
-			ve = skipValue(raw, vs)
+			ve = jsonwalk.SkipValue(raw, vs)
 		}
 		value := gjson.Parse(bytesString(raw[vs:ve]))
 		switch name {
@@ -174,8 +177,9 @@ func (m *message) walkParams() {
 		m.pMore = true
 		return
 	}
-	members(m.raw, m.pStart, func(key []byte, vs int) int {
-		ve := skipValue(m.raw, vs)
+	jsonwalk.Members(m.raw, m.pStart, func(ks, ke, vs int) int {
+		key := m.raw[ks:ke]
+		ve := jsonwalk.SkipValue(m.raw, vs)
 		if m.pCount == len(m.pKeys) {
 			m.pMore = true
 			return ve

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 	"strings"
 	"unsafe"
 
@@ -50,7 +51,7 @@ func schemaKinds(input, output gjson.Result, redacted bool) []string {
 	for _, root := range [...]gjson.Result{input, output} {
 		if root.IsObject() {
 			b := unsafe.Slice(unsafe.StringData(root.Raw), len(root.Raw))
-			w.walk(b, skipWS(b, 0), 0, false)
+			w.walk(b, jsonwalk.SkipWS(b, 0), 0, false)
 		}
 	}
 	if w.found == 0 {
@@ -85,21 +86,22 @@ func (w *schemaWalk) walk(b []byte, i, depth int, property bool) int {
 		return len(b)
 	}
 	if b[i] != '{' || depth > schemaMaxDepth {
-		return skipValue(b, i)
+		return jsonwalk.SkipValue(b, i)
 	}
 	typed := false
 	sawSchema := false
-	end := members(b, i, func(key []byte, vs int) int {
+	end := jsonwalk.Members(b, i, func(ks, ke, vs int) int {
+		key := b[ks:ke]
 		if vs >= len(b) {
 			return len(b)
 		}
 		if w.found == schemaAllKinds {
-			return skipValue(b, vs) // nothing left to learn
+			return jsonwalk.SkipValue(b, vs) // nothing left to learn
 		}
 		name, _ := schemaUnquote(key)
 		switch name {
 		case "$schema":
-			ve := skipValue(b, vs)
+			ve := jsonwalk.SkipValue(b, vs)
 			// Only the root's $schema names a dialect; the first one counts.
 			if depth == 0 && !sawSchema {
 				sawSchema = true
@@ -110,7 +112,7 @@ func (w *schemaWalk) walk(b []byte, i, depth int, property bool) int {
 			typed = true
 		case "$ref":
 			typed = true
-			ve := skipValue(b, vs)
+			ve := jsonwalk.SkipValue(b, vs)
 			w.ref(b[vs:ve])
 			return ve
 		case "oneOf":
@@ -138,7 +140,7 @@ func (w *schemaWalk) walk(b []byte, i, depth int, property bool) int {
 		case "properties":
 			return w.walkValues(b, vs, depth+1, true)
 		}
-		return skipValue(b, vs)
+		return jsonwalk.SkipValue(b, vs)
 	})
 	if property && !typed {
 		w.found |= schemaUntypedProperty
@@ -150,16 +152,16 @@ func (w *schemaWalk) walk(b []byte, i, depth int, property bool) int {
 // returns where the array ends.
 func (w *schemaWalk) walkMembers(b []byte, i, depth int) int {
 	if i >= len(b) || b[i] != '[' || depth > schemaMaxDepth {
-		return skipValue(b, i)
+		return jsonwalk.SkipValue(b, i)
 	}
-	i = skipWS(b, i+1)
+	i = jsonwalk.SkipWS(b, i+1)
 	for i < len(b) && b[i] != ']' {
-		next := skipWS(b, w.walk(b, i, depth, false))
+		next := jsonwalk.SkipWS(b, w.walk(b, i, depth, false))
 		if next < len(b) && b[next] == ',' {
-			next = skipWS(b, next+1)
+			next = jsonwalk.SkipWS(b, next+1)
 		}
 		if next <= i { // malformed: stop rather than spin
-			return skipValue(b, i)
+			return jsonwalk.SkipValue(b, i)
 		}
 		i = next
 	}
@@ -170,9 +172,9 @@ func (w *schemaWalk) walkMembers(b []byte, i, depth int) int {
 // returns where the object ends.
 func (w *schemaWalk) walkValues(b []byte, i, depth int, property bool) int {
 	if i >= len(b) || b[i] != '{' || depth > schemaMaxDepth {
-		return skipValue(b, i)
+		return jsonwalk.SkipValue(b, i)
 	}
-	return members(b, i, func(_ []byte, vs int) int {
+	return jsonwalk.Members(b, i, func(_, _, vs int) int {
 		return w.walk(b, vs, depth, property)
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -53,7 +54,7 @@ func parse(data []byte) (*doc, error) {
 		err := json.Unmarshal(data[start:], &x)
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
-	top := skipSpace(data, start)
+	top := jsonwalk.SkipWS(data, start)
 	members, err := objectMembers(data, top)
 	if err != nil {
 		return nil, errors.New("not a JSON object")

@@ -3,6 +3,7 @@ package clientconfig
 import (
 	"encoding/json"
 	"errors"
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 )
 
 // A config file is edited as text, not decoded and re-encoded: only the one
@@ -25,27 +26,20 @@ func objectMembers(data []byte, start int) ([]member, error) {
 		return nil, errors.New("not an object")
 	}
 	var out []member
-	i := skipSpace(data, start+1)
-	if data[i] == '}' {
-		return nil, nil
-	}
-	for {
-		keyStart := i
-		keyEnd := scanString(data, i)
+	var err error
+	jsonwalk.Members(data, start, func(ks, ke, vs int) int {
+		ve := jsonwalk.SkipValue(data, vs)
 		var key string
-		if err := json.Unmarshal(data[keyStart:keyEnd], &key); err != nil {
-			return nil, err
+		if e := json.Unmarshal(data[ks:ke], &key); e != nil && err == nil {
+			err = e
 		}
-		i = skipSpace(data, keyEnd)
-		i = skipSpace(data, i+1) // the colon
-		valEnd := scanValue(data, i)
-		out = append(out, member{key: key, keyStart: keyStart, valStart: i, valEnd: valEnd})
-		i = skipSpace(data, valEnd)
-		if data[i] == '}' {
-			return out, nil
-		}
-		i = skipSpace(data, i+1) // the comma
+		out = append(out, member{key: key, keyStart: ks, valStart: vs, valEnd: ve})
+		return ve
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // lastMember finds the member named key; like JSON.parse and encoding/json,
@@ -57,63 +51,4 @@ func lastMember(members []member, key string) (member, bool) {
 		}
 	}
 	return member{}, false
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// scanString returns the offset just past the string starting at data[i].
-func scanString(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// scanValue returns the offset just past the value starting at data[i].
-func scanValue(data []byte, i int) int {
-	switch data[i] {
-	case '"':
-		return scanString(data, i)
-	case '{', '[':
-		depth := 0
-		for i < len(data) {
-			switch data[i] {
-			case '"':
-				i = scanString(data, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(data) {
-		switch data[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
 }
