@@ -62,10 +62,6 @@ type SessionReport struct {
 	// Assertions holds every assertion evaluated for this session, passed
 	// or not, in evaluation order.
 	Assertions []AssertionResult
-	// LastToolsListLine is the log line of the session's last tools/list
-	// response (0 when there is none); session-wide tool findings point there.
-	LastToolsListLine int
-	LastToolsListPath string
 	// Interactions are the multi-round-trip operations (MRTR chains of two
 	// or more requests), in the order they began; at most 1,000, the rest
 	// counted in InteractionsTruncated.

@@ -198,14 +198,12 @@ func (s *session) close() *SessionReport {
 	}
 
 	sr := &SessionReport{
-		ID:                s.id,
-		Label:             s.label,
-		Transport:         s.transport,
-		Source:            s.source,
-		Counters:          s.counters,
-		Tools:             s.toolStats(),
-		LastToolsListLine: s.lastToolsListLine,
-		LastToolsListPath: s.lastToolsListPath,
+		ID:        s.id,
+		Label:     s.label,
+		Transport: s.transport,
+		Source:    s.source,
+		Counters:  s.counters,
+		Tools:     s.toolStats(),
 	}
 	sr.Elicitations = s.sortedElicitations()
 	sr.ElicitationsTruncated = s.elicitationsTruncated
