@@ -106,6 +106,12 @@ func (s *session) cacheRules(fc *frameCtx, c *call) {
 
 	// W17, W18: ttlMs is a safe integer of zero or more.
 	ttlSet := ttl.Exists() && ttl.Type != gjson.Null
+	if ttlSet && ttl.Type == gjson.Number {
+		fc.hasCacheTTL, fc.cacheTTL = true, ttl.Int()
+	}
+	if scope.Type == gjson.String {
+		fc.cacheScope = scope.Str
+	}
 	if ttlSet {
 		isInt, negative := ttl.Type == gjson.Number, false
 		if isInt {

@@ -63,6 +63,12 @@ type call struct {
 	index         int            // position among the session's calls
 	args          []byte         // params.arguments, kept only for Config.OnCall
 	taskCancelled bool
+
+	// Kept for exports (Config.KeepBodies), cloned from their frames.
+	params, result, errRaw []byte
+	toolError              bool   // a result marked isError was seen
+	taskStatus             string // the task's last reported status
+	cancelReason           string
 }
 
 // open reports whether the call can still take its first answer.
@@ -104,6 +110,7 @@ type callTable struct {
 }
 
 type settledCall struct {
+	index        int
 	method, tool string
 	revision     string
 	cancelled    *call // set while a late answer is still possible
@@ -130,7 +137,7 @@ func (t *callTable) retireKey(k callKey, c *call) {
 	if k.nullSeq != 0 {
 		return // nothing can ever answer it
 	}
-	entry := settledCall{method: c.method, tool: c.tool, revision: c.revision}
+	entry := settledCall{index: c.index, method: c.method, tool: c.tool, revision: c.revision}
 	if c.state == stateCancelled && !c.answered {
 		entry.cancelled = c
 	}

@@ -30,6 +30,40 @@ type CallRecord struct {
 	ServerTime  time.Duration
 	IsError     bool
 	TaskID      string
+
+	// Direction is the request's direction (c2s, or s2c for a request the
+	// server sent).
+	Direction string
+	// State: pending, completed, failed, superseded, cancelled, streaming.
+	State      string
+	IsTool     bool
+	ToolError  bool // a result marked isError was seen
+	TaskStatus string
+	// CancelledAt is when notifications/cancelled settled it (zero if not).
+	CancelledAt  time.Time
+	CancelReason string
+	LateResult   bool
+	// Params, Result and Error are the raw JSON of the first request's
+	// params and of the answer that settled the call (for an open MRTR call,
+	// its last input_required result); set only under Config.KeepBodies.
+	Params, Result, Error json.RawMessage
+}
+
+// callStateName names a call state as exports do.
+func callStateName(st callState) string {
+	switch st {
+	case stateCompleted:
+		return "completed"
+	case stateFailed:
+		return "failed"
+	case stateSuperseded:
+		return "superseded"
+	case stateCancelled:
+		return "cancelled"
+	case stateStreaming:
+		return "streaming"
+	}
+	return "pending"
 }
 
 // callStatus is the status string of a call (capture-store-export.md 6.10).
@@ -69,6 +103,9 @@ func (s *session) report(c *call, final bool) {
 		SessionID: s.id, Index: c.index, ID: c.key.id, Method: c.method, Name: c.tool,
 		Arguments: c.args, Status: callStatus(c), Start: c.start, End: c.end,
 		RoundTrips: c.roundTrips, ServerTime: c.it.serverTime, IsError: c.errored, TaskID: c.taskID,
+		Direction: c.key.dir, State: callStateName(c.state), IsTool: c.isTool, ToolError: c.toolError,
+		TaskStatus: c.taskStatus, CancelledAt: c.cancelledAt, CancelReason: c.cancelReason,
+		LateResult: c.lateResult, Params: c.params, Result: c.result, Error: c.errRaw,
 	}
 	done := c.state == stateCompleted || c.state == stateFailed || (c.state == stateCancelled && c.lateResult)
 	if done {

@@ -36,6 +36,13 @@ type Config struct {
 	Sessions map[string]bool
 	// OnCall, when set, receives every call as it ends (see CallRecord).
 	OnCall func(CallRecord)
+	// OnFrame, when set, receives every frame once the rules have judged
+	// it (see FrameEvent).
+	OnFrame func(*FrameEvent)
+	// KeepBodies keeps what exports show and check does not need: each
+	// call's params, result and error (in CallRecord) and the session's
+	// capabilities and tool costs (in SessionReport).
+	KeepBodies bool
 	// Baseline keeps the trusted tool definitions drift is judged against;
 	// nil leaves drift unjudged.
 	Baseline BaselineStore

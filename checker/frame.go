@@ -29,6 +29,13 @@ type frameCtx struct {
 	// or the server answered -32020 itself.
 	mismatch   bool
 	lateResult string // late-result message, when this frame is one
+
+	// What Config.OnFrame is told beyond the findings.
+	callIndex   int // the call the frame belongs to, -1 for none
+	observation string
+	hasCacheTTL bool
+	cacheTTL    int64
+	cacheScope  string
 }
 
 type frameError struct {
@@ -128,6 +135,9 @@ func (fc *frameCtx) finish() {
 		fc.emit(SignalLateResult, rankLateResult, fc.method, fc.tool,
 			"<subject> was answered after it was cancelled: result arrived <delay> after cancellation", fc.lateResult)
 	}
+	if on := s.e.cfg.OnFrame; on != nil {
+		on(fc.event(warning))
+	}
 }
 
 func (fc *frameCtx) emit(sig Signal, rank int, method, tool, kind, text string) {
@@ -142,5 +152,6 @@ func (fc *frameCtx) emit(sig Signal, rank int, method, tool, kind, text string) 
 func (fc *frameCtx) belongsTo(c *call) {
 	if c != nil {
 		fc.method, fc.tool = c.method, c.tool
+		fc.callIndex = c.index
 	}
 }

@@ -1,5 +1,7 @@
 package checker
 
+import "time"
+
 // Verdict is the outcome of a check.
 type Verdict string
 
@@ -78,6 +80,25 @@ type SessionReport struct {
 	// SchemaFindings lists, per kind in report order, the advertised tools
 	// whose schemas use it.
 	SchemaFindings []SchemaFinding
+
+	// First and Last are the timestamps of the first frame and of the frame
+	// read last.
+	First, Last time.Time
+	Traffic     Traffic
+	// Calls is how many calls the session opened (MRTR retries are part of
+	// their first request's call).
+	Calls int
+	// Capabilities and Definitions are filled under Config.KeepBodies.
+	Capabilities Capabilities
+	Definitions  []ToolCost
+}
+
+// Traffic counts a session's frames by kind.
+type Traffic struct {
+	Frames        int // every frame but the meta frame
+	Requests      int // MRTR retries included
+	Responses     int // duplicates and unmatched ones included
+	Notifications int
 }
 
 // ToolListing is the tool set a session advertised last.

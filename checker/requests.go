@@ -82,6 +82,7 @@ func (s *session) onRequest(fc *frameCtx) {
 			c.args = []byte(a.Raw)
 		}
 	}
+	s.keepRequest(fc, c)
 	c.it.startHop(c.key.id, f.TS, true)
 	s.calls.open[c.key] = c
 	fc.belongsTo(c)

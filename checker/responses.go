@@ -27,7 +27,7 @@ func (s *session) onResponse(fc *frameCtx) {
 				s.calls.answeredLate(key)
 				return
 			}
-			fc.method, fc.tool = sc.method, sc.tool
+			fc.method, fc.tool, fc.callIndex = sc.method, sc.tool, sc.index
 			fc.warn("duplicate response for the same id", "duplicate response for the same id")
 			return
 		}
@@ -58,6 +58,7 @@ func (s *session) onResponse(fc *frameCtx) {
 func (s *session) firstAnswer(fc *frameCtx, c *call) {
 	m := &fc.msg
 	s.responseRules(fc, c)
+	s.keepAnswer(fc, c)
 	if !m.hasError {
 		switch m.resultType() {
 		case "input_required":
@@ -70,6 +71,9 @@ func (s *session) firstAnswer(fc *frameCtx, c *call) {
 				c.it.answerHop(fc.f.TS, nil)
 				c.answered = true
 				c.taskID = clone(t.Str)
+				if st := m.resultField("status"); st.Type == gjson.String {
+					c.taskStatus = clone(st.Str)
+				}
 				s.tasks[c.taskID] = c
 				return
 			}
@@ -90,6 +94,7 @@ func (s *session) lateAnswer(fc *frameCtx, c *call) {
 	}
 	m := &fc.msg
 	s.responseRules(fc, c)
+	s.keepAnswer(fc, c)
 	c.lateResult = true
 	c.end = fc.f.TS
 	c.it.answerHop(fc.f.TS, nil)
@@ -100,7 +105,8 @@ func (s *session) lateAnswer(fc *frameCtx, c *call) {
 		fc.callError(c, detail)
 	}
 	delay := duration(c.cancelledAt, c.end).Round(time.Millisecond)
-	fc.lateResult = c.subject() + " was answered after it was cancelled: result arrived " + delay.String() + " after cancellation"
+	fc.observation = lateObservation(delay)
+	fc.lateResult = c.subject() + " was answered after it was cancelled: " + fc.observation
 	s.finished(c, resultSize(m))
 	s.answerSideEffects(fc, c)
 	if s.e.cfg.OnCall != nil {
@@ -201,6 +207,9 @@ func (s *session) markCancelled(fc *frameCtx, c *call) {
 	fc.belongsTo(c)
 	c.state = stateCancelled
 	c.cancelledAt = fc.f.TS
+	if r := fc.msg.paramField("reason"); r.Type == gjson.String {
+		c.cancelReason = clone(r.Str)
+	}
 	c.end = fc.f.TS
 	s.unpark(c)
 	s.calls.retire(c)
@@ -216,6 +225,7 @@ func (s *session) taskStatus(fc *frameCtx, id string, status, result, errVal gjs
 		return
 	}
 	errored, detail := false, ""
+	c.taskStatus = clone(status.Str)
 	switch status.Str {
 	case "completed":
 		if result.IsObject() && result.Get("isError").Type == gjson.True {
@@ -235,6 +245,7 @@ func (s *session) taskStatus(fc *frameCtx, id string, status, result, errVal gjs
 		return // still working
 	}
 	delete(s.tasks, id)
+	s.keepTaskOutcome(c, result, errVal)
 	s.progressDone(c)
 	c.end = fc.f.TS
 	c.it.extend(fc.f.TS)

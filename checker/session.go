@@ -47,6 +47,10 @@ type session struct {
 	elicitationsTruncated int
 	elicitSerial          int
 
+	traffic     Traffic
+	first, last time.Time
+	caps        Capabilities // kept under Config.KeepBodies
+
 	// Rule families' own state.
 	cache  cacheState
 	subs   subscriptionState
@@ -85,6 +89,13 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	}
 	ordinal := s.frames
 	s.frames++
+	if s.first.IsZero() {
+		s.first = f.TS
+	}
+	s.last = f.TS
+	if f.Direction != capture.Meta {
+		s.traffic.Frames++
+	}
 	if f.TS.After(s.runs.newest) {
 		s.runs.newest = f.TS
 	}
@@ -92,16 +103,19 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	switch {
 	case f.Direction == capture.Meta:
 		s.onMeta(f)
+		s.emitEvent(f, pos, ordinal, EventMeta)
 		return // a control frame is never judged
 	case f.Direction == capture.Stderr:
+		s.emitEvent(f, pos, ordinal, EventStderr)
 		return
 	case f.Truncated:
 		if f.Direction == capture.ClientToServer {
 			s.truncCredit++
 		}
+		s.emitEvent(f, pos, ordinal, EventOther)
 		return
 	}
-	fc := &frameCtx{s: s, f: f, pos: pos, ordinal: ordinal}
+	fc := &frameCtx{s: s, f: f, pos: pos, ordinal: ordinal, callIndex: -1}
 	defer fc.finish()
 
 	if !f.HasBody() {
@@ -124,11 +138,14 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	checkJSONRPCShape(fc)
 	switch fc.msg.kind {
 	case kindRequest:
+		s.traffic.Requests++
 		s.onTraceparent(fc)
 		s.onRequest(fc)
 	case kindResponse:
+		s.traffic.Responses++
 		s.onResponse(fc)
 	case kindNotification:
+		s.traffic.Notifications++
 		s.onNotification(fc)
 	}
 	s.frameRules(fc)
@@ -204,6 +221,16 @@ func (s *session) close() *SessionReport {
 		Source:    s.source,
 		Counters:  s.counters,
 		Tools:     s.toolStats(),
+		First:     s.first,
+		Last:      s.last,
+		Traffic:   s.traffic,
+		Calls:     s.callCount,
+	}
+	if s.e.cfg.KeepBodies {
+		sr.Capabilities = s.caps
+		if s.inv.listed {
+			sr.Definitions = s.toolCosts()
+		}
 	}
 	sr.Elicitations = s.sortedElicitations()
 	sr.ElicitationsTruncated = s.elicitationsTruncated
