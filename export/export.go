@@ -17,7 +17,9 @@ import (
 // Format is one export format. The exporter calls Event for every frame as
 // it passes and Call for every call as it ends, keeps the bytes they return
 // (nil keeps nothing), and once the input is read writes Begin, then
-// Session for each session in order, then End.
+// Session for each session in order, then End. The exporter copies what
+// Event and Call return before it calls either again, so a format may
+// reuse one buffer for them.
 type Format interface {
 	// Event renders one frame while ev is valid (its Frame aliases the
 	// reader's buffer).
@@ -56,6 +58,23 @@ type Session struct {
 	// Events holds what Format.Event returned, in the order frames passed
 	// (nil returns are not kept).
 	Events Records
+
+	// Index is the session's position in the output (0, 1, ...).
+	Index int
+	// Slowest are up to five of the session's finished tools/call calls,
+	// the slowest first (ties: the earlier start first).
+	Slowest []SlowCall
+}
+
+// SlowCall is one entry of a session's slowest tool calls.
+type SlowCall struct {
+	CallIndex  int     `json:"call_index"`
+	ID         string  `json:"id"`
+	ToolName   string  `json:"tool_name"`
+	DurationMs float64 `json:"duration_ms"`
+	IsError    bool    `json:"is_error"`
+
+	start time.Time
 }
 
 // Records is a sequence of rendered pieces kept by the exporter.
@@ -65,4 +84,13 @@ type Records interface {
 	// Each calls fn with every slot in order; b is valid only during the
 	// call and is empty for an empty slot. An error from fn stops it.
 	Each(fn func(i int, b []byte) error) error
+}
+
+// IndexedRecords are Records that can also be read out of order. The
+// exporter's Session.Calls always are, so a format can look up the call an
+// event belongs to while it writes the events.
+type IndexedRecords interface {
+	Records
+	// At returns slot i; b stays valid until the next At or Each.
+	At(i int) (b []byte, err error)
 }

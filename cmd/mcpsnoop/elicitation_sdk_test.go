@@ -114,6 +114,9 @@ func TestNoSubmittedValueInElicitGoldens(t *testing.T) {
 		t.Fatal("no elicit goldens")
 	}
 	for _, g := range goldens {
+		if strings.Contains(filepath.Base(g), ".export.") {
+			continue // exports show the raw frames, answer included: TestExportElicitValueOnlyInRawFrames
+		}
 		if data, _ := os.ReadFile(g); strings.Contains(string(data), "zed-unique-7731") {
 			t.Errorf("%s carries the submitted value", g)
 		}

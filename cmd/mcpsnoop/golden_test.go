@@ -91,7 +91,7 @@ func TestGolden(t *testing.T) {
 	goldens, _ := filepath.Glob(filepath.Join(goldenDir, "*"))
 	for _, g := range goldens {
 		base := filepath.Base(g)
-		owned := false
+		owned := exportGoldenOwned(base)
 		for name := range inputs {
 			for _, v := range goldenVariants {
 				owned = owned || base == name+v.suffix || (v.jsonSuffix != "" && base == name+v.jsonSuffix)

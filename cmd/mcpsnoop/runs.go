@@ -23,16 +23,26 @@ func runInputs(args []string) ([]capture.Input, error) {
 // (skipBad), a log that cannot be read (a capture killed before its first
 // line, a full disk) is skipped with a warning rather than hiding every run.
 func scanRuns(inputs []capture.Input, stdin io.Reader, stderr io.Writer, skipBad bool) ([]checker.Run, error) {
+	runs, _, err := scanRunsAs("check", inputs, stdin, stderr, skipBad)
+	return runs, err
+}
+
+// scanRunsAs is scanRuns for the named command; it also returns the inputs
+// it could read.
+func scanRunsAs(command string, inputs []capture.Input, stdin io.Reader, stderr io.Writer, skipBad bool) ([]checker.Run, []capture.Input, error) {
 	eng := checker.New(checker.Config{})
+	read := make([]capture.Input, 0, len(inputs))
 	for _, in := range inputs {
 		if err := ingestInput(eng, in, stdin); err != nil {
 			if !skipBad {
-				return nil, err
+				return nil, nil, err
 			}
-			fmt.Fprintf(stderr, "mcpsnoop check: skipping %v\n", err)
+			fmt.Fprintf(stderr, "mcpsnoop %s: skipping %v\n", command, err)
+			continue
 		}
+		read = append(read, in)
 	}
-	return eng.Report().Runs, nil
+	return eng.Report().Runs, read, nil
 }
 
 // writeRuns prints one line per run, newest first:

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/export"
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
+	"github.com/spf13/cobra"
+)
+
+func init() { registerCommand(newExportCmd) }
+
+type exportOptions struct {
+	format string
+	output string
+	run    string
+	redact redactFlags
+}
+
+// exportNow is the export's timestamp; tests pin it for stable goldens.
+var exportNow = time.Now
+
+func newExportCmd() *cobra.Command {
+	var o exportOptions
+	cmd := &cobra.Command{
+		Use:   "export [LOG|SESSION-ID|DIR|- ...]",
+		Short: "Render session logs as json, text or html (also har, otlp)",
+		Long: `Export renders every session in the logs it is given, for other tools and
+for people: json (one document per session, a stream jq reads as it is), text
+(one block per frame, for a terminal or a bug report), html (one
+self-contained page for all sessions, no network needed to open it).
+
+Inputs resolve as for check: log paths, session ids, directories (every *.jsonl
+directly inside) and - for standard input. Without an argument the newest log
+in the state directory is exported. --run exports every session of one agent
+run, ordered by their first frames.
+
+The --redact-* flags scrub the export; the logs themselves are never changed.
+With -o FILE the output is written to a temporary file beside FILE and renamed
+into place when complete, so a failed export leaves FILE as it was.
+
+Exit codes: 0 done, 2 bad flag or input (nothing written, the reason on
+stderr).`,
+		Example: `  mcpsnoop export run.jsonl | jq '.calls[] | {id, tool_name, duration_ms}'
+  mcpsnoop export -T text run.jsonl
+  mcpsnoop export -T html -o report.html logs/
+  mcpsnoop export -T html --run latest -o run.html`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runExport(cmd, args, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.format, "format", "T", "json", "output format: "+strings.Join(exportFormatNames(), ", "))
+	f.StringVarP(&o.output, "output", "o", "-", "write to this file instead of standard output (-)")
+	f.StringVar(&o.run, "run", "", "export every session of one agent run (a run id, or latest), from the state directory or the logs named")
+	o.redact.register(f)
+	return cmd
+}
+
+// exportFail is an error that stops export before anything was written.
+func exportFail(format string, args ...any) error {
+	return &exitError{code: 2, msg: "mcpsnoop export: " + fmt.Sprintf(format, args...)}
+}
+
+func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
+	if os.Getenv("GOGC") == "" {
+		// As for check: the pass keeps little alive and makes short-lived
+		// garbage per frame, so a tighter target keeps peak memory near the
+		// live set (the rendered output waits in the spill, not the heap).
+		debug.SetGCPercent(50)
+	}
+	name := strings.ToLower(strings.TrimSpace(o.format))
+	newFormat, ok := exportFormats[name]
+	if !ok {
+		return exportFail("unknown export format %q (want %s)", o.format, wantFormats())
+	}
+	red, err := o.redact.redactor()
+	if err != nil {
+		return exportFail("%v", err)
+	}
+	var inputs []capture.Input
+	var run *checker.Run
+	if o.run != "" {
+		if inputs, run, err = exportRunInputs(cmd, args, o.run); err != nil {
+			return exportFail("%v", err)
+		}
+	} else if inputs, err = capture.ResolveInputs(args); err != nil {
+		return exportFail("%v", err)
+	}
+	toFile := o.output != "" && o.output != "-"
+	if toFile {
+		if in := sameAsInput(o.output, inputs); in != "" || stdinIs(cmd.InOrStdin(), o.output, inputs) {
+			if in == "" {
+				in = "stdin"
+			}
+			return exportFail("input and output refer to the same file: -o %s is the input %s", o.output, in)
+		}
+	}
+
+	x, err := export.Load(newFormat(), inputs, cmd.InOrStdin(), export.Options{
+		GeneratedAt: exportNow(), Version: appVersion(), Redactor: red, Run: run,
+	})
+	if err != nil {
+		return exportFail("%v", err)
+	}
+	defer x.Close()
+	if x.Sessions() == 0 {
+		return exportFail("%s: no session in the input (every envelope lacks a session_id)", inputNames(inputs))
+	}
+	if !toFile {
+		bw := bufio.NewWriterSize(cmd.OutOrStdout(), 256<<10)
+		err := x.Write(bw)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if err != nil {
+			return exportFail("writing the export: %v", err)
+		}
+		return nil
+	}
+	return writeExportFile(o.output, x, cmd.ErrOrStderr())
+}
+
+// writeExportFile writes the export to path: through a temporary file
+// renamed into place for a regular or missing file, directly to anything
+// else (a device, a pipe).
+func writeExportFile(path string, x *export.Export, stderr io.Writer) error {
+	perm := os.FileMode(0o644)
+	if info, err := os.Stat(path); err == nil {
+		if !info.Mode().IsRegular() && !info.IsDir() {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return exportFail("%v", err)
+			}
+			defer f.Close()
+			bw := bufio.NewWriterSize(f, 256<<10)
+			if err := x.Write(bw); err != nil {
+				return exportFail("writing %s: %v", path, err)
+			}
+			if err := bw.Flush(); err != nil {
+				return exportFail("writing %s: %v", path, err)
+			}
+			return nil
+		}
+		perm = info.Mode().Perm()
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return exportFail("write %s: folder %s: %v", path, dir, atomicfile.PlainError(err))
+		}
+	}
+	p, err := atomicfile.Create(path, perm)
+	if err != nil {
+		return exportFail("%v", err)
+	}
+	bw := bufio.NewWriterSize(p, 256<<10)
+	err = x.Write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = p.Commit()
+	}
+	if err != nil {
+		p.Abort()
+		return exportFail("%v (%s left as it was)", err, path)
+	}
+	return nil
+}
+
+// stdinIs reports whether standard input is one of the inputs and is the
+// file at path (a shell redirect from the file about to be replaced).
+func stdinIs(stdin io.Reader, path string, inputs []capture.Input) bool {
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return false
+	}
+	used := false
+	for _, in := range inputs {
+		used = used || in.Stdin
+	}
+	if !used {
+		return false
+	}
+	a, err1 := f.Stat()
+	b, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// exportRunInputs finds the logs and the run --run names.
+func exportRunInputs(cmd *cobra.Command, args []string, id string) ([]capture.Input, *checker.Run, error) {
+	for _, a := range args {
+		if a == "-" {
+			return nil, nil, fmt.Errorf("--run reads the logs twice, so it cannot take standard input (-); save it to a file first")
+		}
+	}
+	inputs, err := runInputs(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, inputs, err := scanRunsAs("export", inputs, cmd.InOrStdin(), cmd.ErrOrStderr(), len(args) == 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	where := capture.SessionsDir()
+	if len(args) > 0 {
+		where = strings.Join(args, ", ")
+	}
+	if _, err := selectRun(id, runs, where); err != nil {
+		return nil, nil, err
+	}
+	r, _ := checker.FindRun(runs, id)
+	return inputs, &r, nil
+}
+
+// inputNames lists the inputs for a message.
+func inputNames(inputs []capture.Input) string {
+	names := make([]string, len(inputs))
+	for i, in := range inputs {
+		names[i] = in.Name
+	}
+	return strings.Join(names, ", ")
+}

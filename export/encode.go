@@ -1,0 +1,267 @@
+package export
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// The hand-written JSON encoding below is what keeps a large export close to
+// check's speed: every frame's raw payload is re-indented and every event
+// and call is rendered, and encoding/json's reflection and its Indent (a
+// byte-at-a-time state machine) cost several times the whole check pass.
+// The output is byte-for-byte what encoding/json would write with
+// SetEscapeHTML(false) and a two-space indent; the tests hold it to that.
+
+// indentUnit is one level of indentation.
+const indentUnit = "  "
+
+// newlines is a newline followed by enough spaces for deep nesting, sliced
+// to the wanted level.
+var newlines = "\n" + string(bytes.Repeat([]byte{' '}, 256))
+
+// appendNewline appends a newline and level levels of indentation.
+func appendNewline(dst []byte, level int) []byte {
+	level = max(level, 0) // only on invalid input
+	n := 1 + level*len(indentUnit)
+	if n <= len(newlines) {
+		return append(dst, newlines[:n]...)
+	}
+	dst = append(dst, '\n')
+	for range level {
+		dst = append(dst, indentUnit...)
+	}
+	return dst
+}
+
+// delimiter marks the bytes that end a number or a literal.
+var delimiter = [256]bool{',': true, ']': true, '}': true, ':': true, ' ': true, '\t': true, '\n': true, '\r': true}
+
+// appendIndent appends src, one valid JSON value, re-indented as if it sat
+// depth levels deep in an indented document: the same bytes as
+// json.Indent(dst, src, <depth levels>, "  "), without leading or trailing
+// whitespace. Strings are copied in bulk, so payloads made mostly of text
+// (tool results) go at memory speed.
+func appendIndent(dst, src []byte, depth int) []byte {
+	level := depth
+	open := false // just after '{' or '[': the newline waits, so empty stays {} and []
+	for i := 0; i < len(src); {
+		c := src[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			i++
+			continue
+		}
+		if open && c != ']' && c != '}' {
+			open = false
+			level++
+			dst = appendNewline(dst, level)
+		}
+		switch c {
+		case '"':
+			j := stringEnd(src, i)
+			dst = append(dst, src[i:j]...)
+			i = j
+			continue
+		case '{', '[':
+			dst = append(dst, c)
+			open = true
+		case ',':
+			dst = append(dst, ',')
+			dst = appendNewline(dst, level)
+		case ':':
+			dst = append(dst, ':', ' ')
+		case '}', ']':
+			if open {
+				open = false
+			} else {
+				level--
+				dst = appendNewline(dst, level)
+			}
+			dst = append(dst, c)
+		default:
+			j := i + 1
+			for j < len(src) && !delimiter[src[j]] {
+				j++
+			}
+			dst = append(dst, src[i:j]...)
+			i = j
+			continue
+		}
+		i++
+	}
+	return dst
+}
+
+// stringEnd returns the index just past the string starting with the quote
+// at src[i] (len(src) if it is not closed).
+func stringEnd(src []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(src[j:], '"')
+		if k < 0 {
+			return len(src)
+		}
+		q := j + k
+		n := 0
+		for p := q - 1; p > i && src[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// safeJSON marks the ASCII bytes a JSON string carries as they are;
+// safeHTML additionally leaves out <, > and &.
+var safeJSON, safeHTML [utf8.RuneSelf]bool
+
+func init() {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		safeJSON[b] = b != '"' && b != '\\'
+		safeHTML[b] = safeJSON[b] && b != '<' && b != '>' && b != '&'
+	}
+}
+
+// appendString appends s as a JSON string the way encoding/json writes one:
+// control characters escaped, invalid UTF-8 replaced by U+FFFD, U+2028 and
+// U+2029 escaped; with html also <, > and & (as \u003c, \u003e, \u0026), so
+// the result is safe inside an HTML <script> element.
+func appendString(dst []byte, s string, html bool) []byte {
+	safe := &safeJSON
+	if html {
+		safe = &safeHTML
+	}
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if safe[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendFloat appends f as encoding/json writes a float64.
+func appendFloat(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, '0')
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// e-07 -> e-7, as encoding/json does.
+		n := len(dst)
+		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+// appendTime appends t as a JSON string, the way time.Time marshals: RFC
+// 3339 with nanoseconds, in the offset it was captured in.
+func appendTime(dst []byte, t time.Time) []byte {
+	dst = append(dst, '"')
+	dst = t.AppendFormat(dst, time.RFC3339Nano)
+	return append(dst, '"')
+}
+
+// durationMs is d in milliseconds, with nanosecond precision.
+func durationMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// htmlSafeJSON rewrites JSON text so that it can sit inside an HTML
+// <script> element: <, >, & and U+2028/U+2029 (which can only occur inside
+// strings of valid JSON) become \u escapes.
+func htmlSafeJSON(dst, src []byte) []byte {
+	start := 0
+	for i := 0; i < len(src); i++ {
+		var esc string
+		switch src[i] {
+		case '<':
+			esc = `\u003c`
+		case '>':
+			esc = `\u003e`
+		case '&':
+			esc = `\u0026`
+		case 0xE2:
+			if i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xA8 || src[i+2] == 0xA9) {
+				esc = `\u2028`
+				if src[i+2] == 0xA9 {
+					esc = `\u2029`
+				}
+				dst = append(dst, src[start:i]...)
+				dst = append(dst, esc...)
+				i += 2
+				start = i + 1
+			}
+			continue
+		default:
+			continue
+		}
+		dst = append(dst, src[start:i]...)
+		dst = append(dst, esc...)
+		start = i + 1
+	}
+	return append(dst, src[start:]...)
+}
+
+// cutUTF8 returns the longest prefix of s no longer than n bytes that does
+// not split a UTF-8 sequence.
+func cutUTF8(s []byte, n int) []byte {
+	if len(s) <= n {
+		return s
+	}
+	for k := 0; k < utf8.UTFMax && n > 0 && !utf8.RuneStart(s[n]); k++ {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,384 @@
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/checker"
+)
+
+// Text is the text format (capture-store-export.md 7.3): per session a
+// header with its counts, then one block per frame (a title line, the text
+// or the pretty-printed payload, a blank line), then its multi-round-trip
+// interactions and its elicitation ledger. Sessions follow one another.
+type Text struct {
+	buf, title []byte
+}
+
+// NewText returns the text format.
+func NewText() Format { return &Text{} }
+
+// A frame's title names the status of the call it belongs to, which is
+// known only when the call ends, so Event keeps the call index beside the
+// title and Session fills the status in from the call's record:
+//
+//	uvarint(call index + 1) kind uvarint(len(id)) id uvarint(len(title)) title body
+//
+// where kind is 'r' for a raw payload (compact, indented when written out:
+// it halves the spill), 't' for a text line, '-' for neither.
+//
+// A call's record is "status\x00duration\x00tool\x00id". A frame whose id
+// is not its call's is an MRTR retry (or its answer): its title also names
+// the id of the request that began the operation (root_id).
+
+// Event renders one frame's block (the meta frame has none).
+func (t *Text) Event(ev *checker.FrameEvent) ([]byte, error) {
+	if ev.Kind == checker.EventMeta {
+		return nil, nil
+	}
+	f := ev.Frame
+	b := binary.AppendUvarint(t.buf[:0], uint64(ev.CallIndex+1))
+	switch {
+	case f.Text != "":
+		b = append(b, 't')
+	case len(f.Raw) > 0:
+		b = append(b, 'r')
+	default:
+		b = append(b, '-')
+	}
+	b = binary.AppendUvarint(b, uint64(len(ev.ID)))
+	b = append(b, ev.ID...)
+	title := append(t.title[:0], '#')
+	title = strconv.AppendUint(title, f.Seq, 10)
+	title = append(title, ' ')
+	title = f.TS.AppendFormat(title, time.RFC3339Nano)
+	title = append(title, ' ')
+	title = append(title, f.Direction...)
+	title = append(title, ' ')
+	title = append(title, ev.Kind...)
+	if ev.Method != "" {
+		title = append(title, ' ')
+		title = append(title, ev.Method...)
+	}
+	title = appendPair(title, "id", ev.ID)
+	title = appendPair(title, "warning", ev.Warning)
+	title = appendPair(title, "observation", ev.Observation)
+	for _, e := range ev.Errors {
+		title = appendPair(title, "error", e)
+	}
+	if f.Status != 0 {
+		title = appendPair(title, "http_status", strconv.Itoa(f.Status))
+	}
+	if f.Truncated {
+		title = append(title, " truncated"...)
+	}
+	if ev.Deprecated != "" {
+		title = append(title, " deprecated"...)
+	}
+	if ev.HasCacheTTL || ev.CacheScope != "" {
+		title = append(title, " cache"...)
+	}
+	t.title = title
+	b = binary.AppendUvarint(b, uint64(len(title)))
+	b = append(b, title...)
+	switch {
+	case f.Text != "":
+		b = append(b, f.Text...)
+		b = append(b, '\n')
+	case len(f.Raw) > 0:
+		b = append(b, f.Raw...)
+	}
+	t.buf = b
+	return b, nil
+}
+
+func appendPair(b []byte, key, v string) []byte {
+	if v == "" {
+		return b
+	}
+	b = append(b, ' ')
+	b = append(b, key...)
+	b = append(b, '=')
+	return append(b, v...)
+}
+
+// Call keeps what a frame's title says of its call.
+func (t *Text) Call(r *checker.CallRecord) ([]byte, error) {
+	b := append(t.buf[:0], r.Status...)
+	b = append(b, 0)
+	if r.HasDuration {
+		b = strconv.AppendFloat(b, durationMs(r.Duration), 'f', 3, 64)
+	} else {
+		b = append(b, "pending"...)
+	}
+	b = append(b, 0)
+	b = append(b, r.Name...)
+	b = append(b, 0)
+	b = append(b, r.ID...)
+	t.buf = b
+	return b, nil
+}
+
+// Begin writes nothing.
+func (t *Text) Begin(w io.Writer, o *Output) error { return nil }
+
+// End writes nothing.
+func (t *Text) End(w io.Writer, o *Output) error { return nil }
+
+// Session writes one session.
+func (t *Text) Session(w io.Writer, s *Session) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	r := s.Report
+	label := ""
+	if r.Label != "" {
+		label = " (" + r.Label + ")"
+	}
+	fmt.Fprintf(bw, "mcpsnoop session %s%s\n", r.ID, label)
+	fmt.Fprintf(bw, "frames: %d  calls: %d  requests: %d  responses: %d  errors: %d  pending: %d  late results: %d",
+		r.Traffic.Frames, r.Calls, r.Traffic.Requests, r.Traffic.Responses, r.Counters.Errors,
+		r.Counters.Pending, r.Counters.LateResults)
+	if r.Counters.MissingFrames > 0 {
+		fmt.Fprintf(bw, "  missing frames: %d", r.Counters.MissingFrames)
+	}
+	bw.WriteString("\n\n")
+	writeSchemaFindings(bw, r)
+	calls := indexed(s.Calls)
+	err := s.Events.Each(func(_ int, b []byte) error {
+		idx, kind, id, title, body, ok := splitTextRecord(b)
+		if !ok {
+			return fmt.Errorf("text export: a frame record is damaged")
+		}
+		bw.Write(title)
+		if idx > 0 {
+			c, err := calls.At(int(idx - 1))
+			if err != nil {
+				return err
+			}
+			writeCallNote(bw, c, id)
+		}
+		bw.WriteByte('\n')
+		if kind == 'r' {
+			t.buf = appendIndent(t.buf[:0], body, 0)
+			bw.Write(t.buf)
+			bw.WriteByte('\n')
+		} else {
+			bw.Write(body)
+		}
+		return bw.WriteByte('\n')
+	})
+	if err != nil {
+		return err
+	}
+	writeInteractions(bw, r)
+	writeElicitations(bw, r)
+	return bw.Flush()
+}
+
+// splitTextRecord takes a frame's record apart.
+func splitTextRecord(b []byte) (idx uint64, kind byte, id, title, body []byte, ok bool) {
+	idx, k := binary.Uvarint(b)
+	if k <= 0 || k >= len(b) {
+		return
+	}
+	kind, b = b[k], b[k+1:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return
+	}
+	id, b = b[k:k+int(n)], b[k+int(n):]
+	n, k = binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return
+	}
+	return idx, kind, id, b[k : k+int(n)], b[k+int(n):], true
+}
+
+// writeCallNote writes " status=S duration_ms=D[ tool=T][ root_id=R]" from
+// a call's record, for a frame with id frameID.
+func writeCallNote(w *bufio.Writer, rec, frameID []byte) {
+	status, rest, ok1 := bytes.Cut(rec, []byte{0})
+	dur, rest, ok2 := bytes.Cut(rest, []byte{0})
+	tool, rootID, ok3 := bytes.Cut(rest, []byte{0})
+	if !ok1 || !ok2 || !ok3 {
+		return
+	}
+	w.WriteString(" status=")
+	w.Write(status)
+	w.WriteString(" duration_ms=")
+	w.Write(dur)
+	if len(tool) > 0 {
+		w.WriteString(" tool=")
+		w.Write(tool)
+	}
+	if len(frameID) > 0 && !bytes.Equal(frameID, rootID) {
+		w.WriteString(" root_id=")
+		w.Write(rootID)
+	}
+}
+
+// writeSchemaFindings lists the advertised tools whose schemas use
+// constructs worth knowing about, in the order they were advertised.
+func writeSchemaFindings(w *bufio.Writer, r *checker.SessionReport) {
+	findings := map[string][]string{}
+	for _, c := range r.Definitions {
+		if len(c.Findings) > 0 {
+			findings[c.Name] = c.Findings
+		}
+	}
+	if len(findings) == 0 {
+		return
+	}
+	w.WriteString("schema findings:\n")
+	for _, d := range r.Listing.Tools {
+		if f := findings[d.Name]; f != nil {
+			fmt.Fprintf(w, "  %s: %s\n", d.Name, strings.Join(f, ", "))
+			delete(findings, d.Name)
+		}
+	}
+	for _, c := range r.Definitions { // tools no longer in the final listing
+		if f := findings[c.Name]; f != nil {
+			fmt.Fprintf(w, "  %s: %s\n", c.Name, strings.Join(f, ", "))
+		}
+	}
+	w.WriteString("\n")
+}
+
+// writeInteractions lists the multi-round-trip operations with the
+// server's and the client's share of each, hop by hop.
+func writeInteractions(w *bufio.Writer, r *checker.SessionReport) {
+	if len(r.Interactions) == 0 {
+		return
+	}
+	w.WriteString("interactions:\n")
+	for _, it := range r.Interactions {
+		fmt.Fprintf(w, "  %s (id %s): %d round trips, %s wall clock = %s server + %s client, %s\n",
+			subject(it.Method, it.Name), it.RootID, it.RoundTrips, msText(it.DurationMs),
+			msText(it.ServerTimeMs), msText(it.ClientTurnaroundMs), it.Outcome)
+		for i, h := range it.Hops {
+			var parts []string
+			if i > 0 {
+				parts = append(parts, "client "+msText(h.ClientTurnaroundMs))
+			}
+			if h.ResponseTS != "" {
+				parts = append(parts, "server "+msText(h.ServerTimeMs))
+			} else {
+				parts = append(parts, "no answer")
+			}
+			if len(h.Asked) > 0 {
+				parts = append(parts, "asked "+strings.Join(h.Asked, ", "))
+			}
+			fmt.Fprintf(w, "    hop %d (id %s): %s\n", i+1, h.RequestID, strings.Join(parts, ", "))
+		}
+		if it.HopsTruncated {
+			fmt.Fprintf(w, "    (hops past the first %d not listed)\n", len(it.Hops))
+		}
+	}
+	if r.InteractionsTruncated > 0 {
+		fmt.Fprintf(w, "  (%d more interactions not listed)\n", r.InteractionsTruncated)
+	}
+	w.WriteString("\n")
+}
+
+// writeElicitations lists the questions put to the user: what they
+// interrupted, the mode and key, what the user did and when, then the form's
+// fields or the url. A submitted value is never shown.
+func writeElicitations(w *bufio.Writer, r *checker.SessionReport) {
+	if len(r.Elicitations) == 0 {
+		return
+	}
+	w.WriteString("elicitations:\n")
+	for _, e := range r.Elicitations {
+		key := e.Key
+		if key == "" {
+			key = "(id " + e.RootID + ")"
+		}
+		fmt.Fprintf(w, "  %s (id %s) [%s] %s: %s\n", subject(e.Method, e.Name), e.RootID, e.Mode, key, elicitOutcome(&e))
+		if e.Message != "" {
+			cut := ""
+			if e.MessageTruncated {
+				cut = " (cut)"
+			}
+			fmt.Fprintf(w, "    message %q%s\n", e.Message, cut)
+		}
+		if e.Mode == "url" {
+			fmt.Fprintf(w, "    url %s (host %s)\n", e.URL, e.Host)
+		}
+		for _, f := range e.Fields {
+			fmt.Fprintf(w, "    field %s %s\n", f.Name, f.Type)
+		}
+		if e.FieldsTruncated {
+			w.WriteString("    (more fields not listed)\n")
+		}
+	}
+	if r.ElicitationsTruncated > 0 {
+		fmt.Fprintf(w, "  (%d more elicitations not listed)\n", r.ElicitationsTruncated)
+	}
+	w.WriteString("\n")
+}
+
+func elicitOutcome(e *checker.Elicitation) string {
+	if e.Pending {
+		return "pending"
+	}
+	out := e.Action
+	if out == "" {
+		out = "answered"
+	}
+	if e.ElapsedMs != nil {
+		out += " after " + msText(*e.ElapsedMs)
+	}
+	return out
+}
+
+func subject(method, name string) string {
+	if name != "" {
+		return method + " " + name
+	}
+	return method
+}
+
+// msText renders milliseconds as a Go duration ("1.2s", "400ms").
+func msText(ms float64) string {
+	return time.Duration(ms * float64(time.Millisecond)).Round(time.Millisecond).String()
+}
+
+// indexed returns r with random access, reading it into memory when it
+// does not offer At itself.
+func indexed(r Records) IndexedRecords {
+	if ir, ok := r.(IndexedRecords); ok {
+		return ir
+	}
+	m := memRecords{}
+	r.Each(func(_ int, b []byte) error {
+		m = append(m, append([]byte(nil), b...))
+		return nil
+	})
+	return m
+}
+
+// memRecords are Records held in memory.
+type memRecords [][]byte
+
+func (m memRecords) Len() int { return len(m) }
+
+func (m memRecords) At(i int) ([]byte, error) {
+	if i < 0 || i >= len(m) {
+		return nil, fmt.Errorf("record %d out of range", i)
+	}
+	return m[i], nil
+}
+
+func (m memRecords) Each(fn func(i int, b []byte) error) error {
+	for i, b := range m {
+		if err := fn(i, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
