@@ -94,6 +94,32 @@ func ParseTraceState(s string) (members []Member, ok bool) {
 	return members, true
 }
 
+// PassTraceState is the rule for a participant that hands a tracestate on
+// without editing it, as exports do: the value is kept byte for byte unless
+// it plainly cannot be a list, that is, it has more than MaxMembers
+// members, or a non-empty member with no '=' or an empty key. Empty members
+// (nothing but spaces and tabs between two commas) are allowed and not
+// counted. Keys and values are not checked further: W3C leaves their
+// meaning to the vendors that wrote them. It returns "" and false for a
+// value to drop; never use it when the traceparent was invalid.
+func PassTraceState(s string) (string, bool) {
+	n := 0
+	for _, item := range strings.Split(s, ",") {
+		item = strings.Trim(item, " \t")
+		if item == "" {
+			continue
+		}
+		key, _, found := strings.Cut(item, "=")
+		if !found || strings.TrimRight(key, " \t") == "" {
+			return "", false
+		}
+		if n++; n > MaxMembers {
+			return "", false
+		}
+	}
+	return s, true
+}
+
 // validKey: a simple key (lowercase letter, then up to 255 of a-z 0-9 _ - * /)
 // or a multi-tenant key tenant@system.
 func validKey(k string) bool {

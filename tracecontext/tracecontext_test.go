@@ -74,3 +74,46 @@ func TestParseTraceState(t *testing.T) {
 		t.Error("33 members accepted")
 	}
 }
+
+func TestPassTraceState(t *testing.T) {
+	members := func(n int) string {
+		s := ""
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				s += ","
+			}
+			s += "k" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + "=v"
+		}
+		return s
+	}
+	tests := []struct {
+		in string
+		ok bool
+	}{
+		{"", true},
+		{"rojo=00f067aa0ba902b7,congo=t61rcWkgMzE", true},
+		{"Rojo=1", true},             // not W3C-valid, but passed on untouched
+		{"rojo=1,rojo=2", true},      // duplicates are the writer's business
+		{"rojo=1, ,congo=2", true},   // empty members are allowed
+		{" rojo=1 ,\tcongo=2", true}, // optional whitespace
+		{"rojo", false},              // a member without '='
+		{"rojo=1,congo", false},
+		{"=1", false}, // empty key
+		{"rojo=1, =2", false},
+		{members(32), true},
+		{members(32) + ",,", true},
+		{members(33), false},
+	}
+	for _, tt := range tests {
+		got, ok := PassTraceState(tt.in)
+		if ok != tt.ok {
+			t.Errorf("%q: ok = %v, want %v", tt.in, ok, tt.ok)
+		}
+		if ok && got != tt.in {
+			t.Errorf("%q: changed to %q", tt.in, got)
+		}
+		if !ok && got != "" {
+			t.Errorf("%q: dropped but returned %q", tt.in, got)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/export"
+	"github.com/mcpsnoop/mcpsnoop/export/har"
+	"github.com/mcpsnoop/mcpsnoop/export/otlp"
 )
 
 // exportFormats maps a -T name (lower case) to the constructor of its
@@ -13,6 +15,8 @@ var exportFormats = map[string]func() export.Format{
 	"json": export.NewJSON,
 	"text": export.NewText,
 	"html": export.NewHTML,
+	"har":  har.New,
+	"otlp": otlp.New,
 }
 
 // exportFormatOrder is how help and errors list the formats; names not in

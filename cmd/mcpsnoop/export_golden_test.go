@@ -26,7 +26,7 @@ var exportGoldenInputs = []struct {
 	{"run-traced", "fixtures/run-traced", 3},
 }
 
-var exportGoldenFormats = []string{"json", "text", "html"}
+var exportGoldenFormats = []string{"json", "text", "html", "har", "otlp"}
 
 // exportGoldenOwned tells TestGolden which golden files are the export's.
 func exportGoldenOwned(base string) bool {

@@ -1,0 +1,4 @@
+package har
+
+// CallURL exposes callURL to the tests.
+var CallURL = callURL

@@ -1,0 +1,476 @@
+// Package otlp writes an export as an OTLP/JSON trace payload, the body an
+// OpenTelemetry collector takes on POST /v1/traces: one resourceSpans per
+// session, each with one scopeSpans (scope "mcpsnoop") holding a span per
+// call, in the order of the json export's calls.
+//
+// Everything is encoded by the OpenTelemetry collector's own pdata types
+// (go.opentelemetry.io/collector/pdata), whose JSON follows the OTLP/JSON
+// rules: trace and span ids as hex, 64-bit integers as strings, enums as
+// their numbers. Only the brackets that string the pieces together are
+// written here, so that a session's spans are streamed one at a time
+// rather than held in memory.
+//
+// Trace context: a call whose params._meta.traceparent is valid (W3C rules,
+// package tracecontext) gets that trace id, the client's span as its
+// parent, and the request's tracestate when it can be passed on. Any other
+// call gets a synthetic trace id (see traceFor).
+package otlp
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/export"
+	"github.com/mcpsnoop/mcpsnoop/tracecontext"
+	"github.com/tidwall/gjson"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// New returns the otlp format.
+func New() export.Format { return &format{} }
+
+type format struct {
+	sessions int // resourceSpans written so far (for the commas)
+}
+
+// callRec is what Call keeps of a call: no bodies, only what its span
+// shows, with the trace context already read from its params.
+type callRec struct {
+	ID           string `json:"id"`
+	Method       string `json:"m"`
+	Tool         string `json:"t,omitempty"`
+	Dir          string `json:"d"`
+	State        string `json:"st"`
+	Status       string `json:"s"`
+	IsTool       bool   `json:"it,omitempty"`
+	IsError      bool   `json:"ie,omitempty"`
+	ToolError    bool   `json:"te,omitempty"`
+	LateResult   bool   `json:"lr,omitempty"`
+	Start        int64  `json:"b"`            // unix ns
+	End          int64  `json:"e,omitempty"`  // unix ns, 0 while open
+	Duration     int64  `json:"du,omitempty"` // ns, with HasDuration
+	HasDuration  bool   `json:"hd,omitempty"`
+	RoundTrips   int    `json:"rt,omitempty"`
+	ServerTime   int64  `json:"sv,omitempty"` // ns
+	TaskID       string `json:"ti,omitempty"`
+	TaskStatus   string `json:"tt,omitempty"`
+	CancelledAt  string `json:"ca,omitempty"` // RFC 3339, as captured
+	CancelReason string `json:"cr,omitempty"`
+	ErrMessage   string `json:"em,omitempty"`
+	// TraceID, ParentID and Flags come from a valid traceparent ("" when
+	// there was none); TraceState is the tracestate to pass on.
+	TraceID    string `json:"tr,omitempty"`
+	ParentID   string `json:"pa,omitempty"`
+	Flags      byte   `json:"fl,omitempty"`
+	TraceState string `json:"ts,omitempty"`
+}
+
+// Event keeps nothing: only calls become spans.
+func (f *format) Event(*checker.FrameEvent) ([]byte, error) { return nil, nil }
+
+// Call renders what the call's span needs.
+func (f *format) Call(r *checker.CallRecord) ([]byte, error) {
+	c := callRec{
+		ID: r.ID, Method: r.Method, Dir: r.Direction, State: r.State, Status: r.Status,
+		IsTool: r.IsTool, IsError: r.IsError, ToolError: r.ToolError, LateResult: r.LateResult,
+		Start: r.Start.UnixNano(), HasDuration: r.HasDuration, RoundTrips: r.RoundTrips,
+		TaskID: r.TaskID, TaskStatus: r.TaskStatus, CancelReason: r.CancelReason,
+	}
+	if r.IsTool {
+		c.Tool = r.Name
+	}
+	if !r.End.IsZero() {
+		c.End = r.End.UnixNano()
+	}
+	if r.HasDuration {
+		c.Duration, c.ServerTime = int64(r.Duration), int64(r.ServerTime)
+	}
+	if !r.CancelledAt.IsZero() {
+		c.CancelledAt = r.CancelledAt.Format(time.RFC3339Nano)
+	}
+	if m := gjson.GetBytes(r.Error, "message"); m.Type == gjson.String {
+		c.ErrMessage = m.Str
+	}
+	c.TraceID, c.ParentID, c.Flags, c.TraceState = traceContext(r.Params)
+	return json.Marshal(c)
+}
+
+// traceContext reads _meta.traceparent and _meta.tracestate from a
+// request's params (exact keys, string values). An invalid traceparent is
+// ignored whole, and its tracestate is then not read at all; a tracestate
+// that cannot be passed on is dropped without touching the traceparent.
+func traceContext(params []byte) (traceID, parentID string, flags byte, state string) {
+	if len(params) == 0 {
+		return
+	}
+	meta := gjson.GetBytes(params, "_meta")
+	if !meta.IsObject() {
+		return
+	}
+	tp := meta.Get("traceparent")
+	if tp.Type != gjson.String {
+		return
+	}
+	p, err := tracecontext.ParseTraceParent(tp.Str)
+	if err != nil {
+		return
+	}
+	if ts := meta.Get("tracestate"); ts.Type == gjson.String {
+		state, _ = tracecontext.PassTraceState(ts.Str)
+	}
+	return p.TraceID, p.ParentID, p.Flags, state
+}
+
+// Begin opens the payload.
+func (f *format) Begin(w io.Writer, _ *export.Output) error {
+	_, err := io.WriteString(w, "{\n  \"resourceSpans\": [")
+	return err
+}
+
+// End closes the payload.
+func (f *format) End(w io.Writer, _ *export.Output) error {
+	end := "\n  ]\n}\n"
+	if f.sessions == 0 {
+		end = "]\n}\n"
+	}
+	_, err := io.WriteString(w, end)
+	return err
+}
+
+// Indentation of the pieces inside the payload.
+const (
+	rsIndent   = "    "         // a resourceSpans element
+	keyIndent  = "      "       // its keys
+	ssIndent   = "        "     // the scopeSpans element
+	ssKey      = "          "   // its keys
+	spanIndent = "            " // a span
+)
+
+// Session writes the session's resourceSpans, streaming its spans.
+func (f *format) Session(w io.Writer, s *export.Session) error {
+	rep := s.Report
+	if rep == nil {
+		return errors.New("otlp: session without a report")
+	}
+	fallback, err := traceFor(s)
+	if err != nil {
+		return err
+	}
+	head, err := header(s)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if f.sessions > 0 {
+		b.WriteByte(',')
+	}
+	f.sessions++
+	b.WriteString("\n" + rsIndent + "{\n" + keyIndent + `"resource": `)
+	if err := indent(&b, head.resource, keyIndent); err != nil {
+		return err
+	}
+	b.WriteString(",\n" + keyIndent + `"scopeSpans": [` + "\n" + ssIndent + "{\n" + ssKey + `"scope": `)
+	if err := indent(&b, head.scope, ssKey); err != nil {
+		return err
+	}
+	b.WriteString(",\n" + ssKey + `"spans": [`)
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return err
+	}
+
+	sb := newSpanBuilder(rep.ID, fallback)
+	n := 0
+	if s.Calls != nil {
+		err = s.Calls.Each(func(i int, raw []byte) error {
+			if len(raw) == 0 {
+				return nil
+			}
+			var c callRec
+			if err := json.Unmarshal(raw, &c); err != nil {
+				return fmt.Errorf("otlp: reading a kept call: %w", err)
+			}
+			span, err := sb.span(i, &c)
+			if err != nil {
+				return err
+			}
+			b.Reset()
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			n++
+			b.WriteString("\n" + spanIndent)
+			if err := indent(&b, span, spanIndent); err != nil {
+				return err
+			}
+			_, err = w.Write(b.Bytes())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	b.Reset()
+	if n > 0 {
+		b.WriteString("\n" + ssKey)
+	}
+	b.WriteString("]\n" + ssIndent + "}\n" + keyIndent + "]\n" + rsIndent + "}")
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+func indent(b *bytes.Buffer, raw []byte, prefix string) error {
+	return json.Indent(b, raw, prefix, "  ")
+}
+
+// head is a session's resource and scope as pdata writes them.
+type head struct{ resource, scope []byte }
+
+// header builds the session's resource (attributes in the order of
+// capture-store-export.md 7.6, then ours) and the scope.
+func header(s *export.Session) (head, error) {
+	rep := s.Report
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	attrs := rs.Resource().Attributes()
+	attrs.PutStr("service.name", "mcpsnoop")
+	attrs.PutStr("mcpsnoop.session.id", rep.ID)
+	attrs.PutStr("mcpsnoop.session.label", rep.Label)
+	attrs.PutInt("mcpsnoop.session.late_results", int64(rep.Counters.LateResults))
+	attrs.PutInt("mcpsnoop.session.missing_frames", int64(rep.Counters.MissingFrames))
+	if rep.Transport != "" {
+		attrs.PutStr("mcpsnoop.session.transport", rep.Transport)
+	}
+	if si := rep.Capabilities.ServerInfo; len(si) > 0 {
+		if v := gjson.GetBytes(si, "name"); v.Type == gjson.String {
+			attrs.PutStr("mcpsnoop.server.name", v.Str)
+		}
+		if v := gjson.GetBytes(si, "version"); v.Type == gjson.String {
+			attrs.PutStr("mcpsnoop.server.version", v.Str)
+		}
+	}
+	if pv := rep.Capabilities.ProtocolVersion; pv != "" {
+		attrs.PutStr("mcpsnoop.session.protocol_version", pv)
+	}
+	if s.Run != nil {
+		attrs.PutStr("mcpsnoop.run.id", s.Run.ID)
+		attrs.PutStr("mcpsnoop.run.key_kind", s.Run.KeyKind)
+	}
+	rs.ScopeSpans().AppendEmpty().Scope().SetName("mcpsnoop")
+	out, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+	if err != nil {
+		return head{}, err
+	}
+	h := head{
+		resource: []byte(gjson.GetBytes(out, "resourceSpans.0.resource").Raw),
+		scope:    []byte(gjson.GetBytes(out, "resourceSpans.0.scopeSpans.0.scope").Raw),
+	}
+	if len(h.resource) == 0 || len(h.scope) == 0 {
+		return head{}, errors.New("otlp: unexpected resource encoding")
+	}
+	return h, nil
+}
+
+// spanBuilder turns a session's kept calls into spans, one at a time, in
+// a reused pdata container.
+type spanBuilder struct {
+	session  string
+	fallback pcommon.TraceID
+	td       ptrace.Traces
+	spans    ptrace.SpanSlice
+	seen     map[string]bool // request keys that already named a span
+	m        ptrace.JSONMarshaler
+}
+
+func newSpanBuilder(session string, fallback pcommon.TraceID) *spanBuilder {
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	return &spanBuilder{session: session, fallback: fallback, td: td, spans: spans, seen: map[string]bool{}}
+}
+
+// W3C trace flags, and the OTLP span flags saying the parent is remote.
+const (
+	flagHasIsRemote = 0x100
+	flagIsRemote    = 0x200
+)
+
+// span renders call index i as one span's OTLP/JSON.
+func (sb *spanBuilder) span(i int, c *callRec) ([]byte, error) {
+	sb.spans.RemoveIf(func(ptrace.Span) bool { return true })
+	sp := sb.spans.AppendEmpty()
+	sp.SetName(c.Method)
+	sp.SetKind(ptrace.SpanKindClient)
+	if c.Dir == "s2c" {
+		sp.SetKind(ptrace.SpanKindServer)
+	}
+	sp.SetSpanID(sb.spanID(i, c))
+	sp.SetTraceID(sb.fallback)
+	if c.TraceID != "" {
+		tid, err1 := hex.DecodeString(c.TraceID)
+		pid, err2 := hex.DecodeString(c.ParentID)
+		if err1 != nil || err2 != nil || len(tid) != 16 || len(pid) != 8 {
+			return nil, fmt.Errorf("otlp: kept trace context %s-%s is not hex", c.TraceID, c.ParentID)
+		}
+		sp.SetTraceID(pcommon.TraceID(tid))
+		sp.SetParentSpanID(pcommon.SpanID(pid))
+		sp.SetFlags(uint32(c.Flags) | flagHasIsRemote | flagIsRemote)
+		sp.TraceState().FromRaw(c.TraceState)
+	}
+	sp.SetStartTimestamp(pcommon.Timestamp(c.Start))
+	end := c.End
+	if end == 0 {
+		end = c.Start
+	}
+	sp.SetEndTimestamp(pcommon.Timestamp(end))
+
+	a := sp.Attributes()
+	a.PutStr("rpc.system", "mcp")
+	a.PutStr("rpc.method", c.Method)
+	a.PutStr("mcpsnoop.call.id", c.ID)
+	a.PutStr("mcpsnoop.call.status", c.Status)
+	a.PutStr("mcpsnoop.call.state", c.State)
+	a.PutBool("mcpsnoop.call.is_tool", c.IsTool)
+	a.PutBool("mcpsnoop.call.is_error", c.IsError)
+	a.PutBool("mcpsnoop.call.tool_error", c.ToolError)
+	if c.Tool != "" {
+		a.PutStr("mcpsnoop.call.tool_name", c.Tool)
+	}
+	if c.HasDuration {
+		a.PutDouble("mcpsnoop.call.duration_ms", float64(c.Duration)/1e6)
+	}
+	if c.CancelledAt != "" {
+		a.PutStr("mcpsnoop.call.cancelled_at", c.CancelledAt)
+	}
+	if c.CancelReason != "" {
+		a.PutStr("mcpsnoop.call.cancel_reason", c.CancelReason)
+	}
+	if c.LateResult {
+		a.PutBool("mcpsnoop.call.late_result", true)
+	}
+	if c.RoundTrips > 1 {
+		a.PutInt("mcpsnoop.call.round_trips", int64(c.RoundTrips))
+		if c.HasDuration {
+			a.PutDouble("mcpsnoop.call.server_time_ms", float64(c.ServerTime)/1e6)
+		}
+	}
+	if c.TaskID != "" {
+		a.PutStr("mcpsnoop.call.task_id", c.TaskID)
+	}
+	if c.TaskStatus != "" {
+		a.PutStr("mcpsnoop.call.task_status", c.TaskStatus)
+	}
+
+	switch {
+	case c.IsError:
+		sp.Status().SetCode(ptrace.StatusCodeError)
+		msg := c.ErrMessage
+		if msg == "" && c.ToolError {
+			msg = "tool result marked isError"
+		}
+		sp.Status().SetMessage(msg)
+	case c.State == "pending" || c.State == "superseded" || c.Status == "call_cancelled" || c.Status == "late_result":
+		// unset: the call never finished on its own
+	default:
+		sp.Status().SetCode(ptrace.StatusCodeOk)
+	}
+
+	out, err := sb.m.MarshalTraces(sb.td)
+	if err != nil {
+		return nil, err
+	}
+	raw := gjson.GetBytes(out, "resourceSpans.0.scopeSpans.0.spans.0").Raw
+	if raw == "" {
+		return nil, errors.New("otlp: unexpected span encoding")
+	}
+	return []byte(raw), nil
+}
+
+// spanID is 8 bytes of SHA-256("span\0" session "\0" raw id "\0"
+// direction "\0"), as the reference derives it. A request key used again
+// later in the session (a superseded id, an id reused after its call
+// ended) would repeat that span id within the trace, which tracing
+// backends take for the same span; from its second use on, the call index
+// is added as one more part: SHA-256("span\0" ... direction "\0" index
+// "\0").
+func (sb *spanBuilder) spanID(i int, c *callRec) pcommon.SpanID {
+	key := c.Dir + "\x00" + c.ID
+	if sb.seen[key] {
+		return pcommon.SpanID(digest("span", sb.session, c.ID, c.Dir, strconv.Itoa(i))[:8])
+	}
+	sb.seen[key] = true
+	return pcommon.SpanID(digest("span", sb.session, c.ID, c.Dir)[:8])
+}
+
+// digest is SHA-256 over the parts, each followed by a NUL byte.
+func digest(parts ...string) []byte {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return h.Sum(nil)
+}
+
+// SessionTraceID is the synthetic trace id of a session outside any run:
+// 16 bytes of SHA-256("trace\0" session id "\0").
+func SessionTraceID(session string) pcommon.TraceID {
+	return pcommon.TraceID(digest("trace", session)[:16])
+}
+
+// RunTraceID is the synthetic trace id of a run whose client sent no
+// trace context (a client-process run): 16 bytes of SHA-256("run\0" run id
+// "\0"). It depends on the run id alone, so every session of the run, and
+// every export of it, lands in one trace. The "run" part keeps it apart
+// from session trace ids even if a session id looked like a run id.
+func RunTraceID(runID string) pcommon.TraceID {
+	return pcommon.TraceID(digest("run", runID)[:16])
+}
+
+// traceFor is the trace of the session's calls that carry no valid
+// traceparent:
+//   - outside a run, the session's synthetic trace (SessionTraceID);
+//   - in a run the client traced, that run's real trace id, so the
+//     untraced calls join the client's trace (the run id holds only 16 of
+//     its 32 hex digits: the full id is taken from a call of the session
+//     that carried it, else from the run's label);
+//   - in a client-process run, the run's synthetic trace (RunTraceID).
+func traceFor(s *export.Session) (pcommon.TraceID, error) {
+	if s.Run == nil {
+		return SessionTraceID(s.Report.ID), nil
+	}
+	if s.Run.KeyKind == checker.RunKeyTrace {
+		prefix := strings.TrimPrefix(s.Run.ID, "t-")
+		full := ""
+		if s.Calls != nil {
+			errFound := errors.New("found")
+			err := s.Calls.Each(func(_ int, raw []byte) error {
+				if t := gjson.GetBytes(raw, "tr"); t.Type == gjson.String && strings.HasPrefix(t.Str, prefix) {
+					full = t.Str
+					return errFound
+				}
+				return nil
+			})
+			if err != nil && err != errFound {
+				return pcommon.TraceID{}, err
+			}
+		}
+		if full == "" {
+			if t, ok := strings.CutPrefix(s.Run.Label, "trace "); ok && strings.HasPrefix(t, prefix) {
+				full = t
+			}
+		}
+		if id, err := hex.DecodeString(full); err == nil && len(id) == 16 {
+			return pcommon.TraceID(id), nil
+		}
+	}
+	return RunTraceID(s.Run.ID), nil
+}
