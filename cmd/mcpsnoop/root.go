@@ -36,7 +36,14 @@ starts the server, forwards every byte both ways unchanged, passes the
 server's stderr through, and logs each message to
 <state>/sessions/<label>-<pid>-<random>.jsonl. Signals are passed on to the
 server and its exit status is the shim's. Flags may also come from a
-.mcpsnoop.toml in the working directory; flags on the command line win.`,
+.mcpsnoop.toml in the working directory; flags on the command line win.
+
+Run as "mcpsnoop" with no command it is the live view: it loads the newest
+session logs (--history-limit, default 100, 0 for all) and follows the
+state directory for new and growing ones, so shims and the viewer need no
+socket and either may start first. When stdout is not a terminal it prints
+those sessions' frames as text instead and exits. "mcpsnoop demo" records a
+scripted session and shows it.`,
 		Version:       appVersion(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -47,6 +54,7 @@ server and its exit status is the shim's. Flags may also come from a
 	root.SetErr(stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
 	setUpShim(root)
+	setUpLive(root)
 	root.AddCommand(newCheckCmd(), newBaselineCmd())
 	for _, c := range extraCommands {
 		root.AddCommand(c())

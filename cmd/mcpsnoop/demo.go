@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/mcpsnoop/mcpsnoop/baseline"
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/report"
+	"github.com/mcpsnoop/mcpsnoop/viewer"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+)
+
+func init() { registerCommand(newDemoCmd) }
+
+func newDemoCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "demo",
+		Short: "Record a scripted MCP session and show it",
+		Long: `demo starts a small MCP server and an MCP client (both the official Go SDK,
+inside this process) and puts mcpsnoop's HTTP capture proxy between them on
+loopback, recording into a new temporary state directory whose path it
+prints. The client lists the tools and makes a few calls: quick ones, one
+the tool fails, one to a tool that does not exist, and a slow one.
+
+On a terminal the live viewer follows the session as it is recorded (press ?
+for the keys, q to quit). Otherwise demo prints the report mcpsnoop check
+gives for the session, and exits 0 whatever the report says. The state
+directory is kept, so "mcpsnoop open DIR/sessions" shows the session again.`,
+		Args: cobra.NoArgs,
+		RunE: runDemo,
+	}
+}
+
+// demoPause is the pause between the demo client's steps on a terminal, so
+// the frames can be seen arriving (a test hook).
+var demoPause = 400 * time.Millisecond
+
+// demoSlow is how long the slow tool takes.
+var demoSlow = 1500 * time.Millisecond
+
+func runDemo(cmd *cobra.Command, _ []string) error {
+	out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	state, err := os.MkdirTemp("", "mcpsnoop-demo-")
+	if err != nil {
+		return &exitError{code: 1, msg: "mcpsnoop demo: " + err.Error()}
+	}
+	sessions := filepath.Join(state, "sessions")
+	if err := os.MkdirAll(sessions, 0o700); err != nil {
+		return &exitError{code: 1, msg: "mcpsnoop demo: " + err.Error()}
+	}
+	fmt.Fprintf(stderr, "mcpsnoop demo: recording into %s\n", state)
+	if !isTerminal(out) {
+		logPath, err := recordDemo(cmd.Context(), sessions, 0)
+		if err != nil {
+			return &exitError{code: 1, msg: "mcpsnoop demo: " + err.Error()}
+		}
+		eng := checker.New(checker.Config{Baseline: baseline.Store{Dir: filepath.Join(state, "tool-baselines")}})
+		if err := ingestInput(eng, capture.Input{Path: logPath, Name: logPath}, nil); err != nil {
+			return &exitError{code: 1, msg: "mcpsnoop demo: " + err.Error()}
+		}
+		if err := report.WriteText(out, eng.Report(), report.TextOptions{}); err != nil {
+			return &exitError{code: 1, msg: "mcpsnoop demo: " + err.Error()}
+		}
+		fmt.Fprintf(stderr, "mcpsnoop demo: the session log is %s (mcpsnoop open %s)\n", logPath, logPath)
+		return nil
+	}
+
+	fol := viewer.NewFollower(sessions, 0)
+	if err := fol.Start(); err != nil {
+		return &exitError{code: 1, msg: "mcpsnoop demo: " + err.Error()}
+	}
+	defer fol.Close()
+	m := viewer.New(viewer.NewStore(viewer.LiveLimits), viewer.Options{Live: true, Title: "mcpsnoop demo"})
+	var logPath string
+	err = runViewer(m, out, func(ctx context.Context, send func(tea.Msg)) {
+		recorded := make(chan struct{})
+		defer func() { <-recorded }() // logPath is read once the viewer is done
+		go func() {
+			defer close(recorded)
+			p, err := recordDemo(ctx, sessions, demoPause)
+			msg := "demo finished: press enter on the session, / to filter (try status:error), t for tools, q to quit"
+			if err != nil && ctx.Err() == nil {
+				msg = "demo failed: " + err.Error()
+			}
+			logPath = p
+			send(viewer.Batch{Notices: []string{msg}})
+		}()
+		followInto(ctx, fol, send)
+	})
+	if logPath != "" {
+		fmt.Fprintf(stderr, "mcpsnoop demo: the session log is %s (mcpsnoop open %s)\n", logPath, logPath)
+	}
+	return err
+}
+
+type demoCity struct {
+	City string `json:"city" jsonschema:"the city to forecast"`
+}
+
+type demoConvert struct {
+	Celsius float64 `json:"celsius" jsonschema:"a temperature in degrees Celsius"`
+}
+
+type demoRegion struct {
+	Region string `json:"region" jsonschema:"a region code such as EU or US"`
+}
+
+func textResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// demoServer is the demo's MCP server: a small weather service.
+func demoServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "demo-weather", Version: "1.0.0"},
+		&mcp.ServerOptions{Instructions: "A made-up weather service for the mcpsnoop demo."})
+	mcp.AddTool(s, &mcp.Tool{Name: "forecast", Description: "Tomorrow's weather for a city"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a demoCity) (*mcp.CallToolResult, any, error) {
+			return textResult("Sunny in " + a.City + ", 21°C"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "convert", Description: "Celsius to Fahrenheit"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a demoConvert) (*mcp.CallToolResult, any, error) {
+			return textResult(fmt.Sprintf("%.1f°F", a.Celsius*9/5+32)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "alerts", Description: "Severe weather alerts for a region"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a demoRegion) (*mcp.CallToolResult, any, error) {
+			// A tool-level failure: the result says isError.
+			return nil, nil, fmt.Errorf("no alert feed for region %q", a.Region)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "history", Description: "Ten years of daily temperatures for a city (slow)"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, a demoCity) (*mcp.CallToolResult, any, error) {
+			select {
+			case <-time.After(demoSlow):
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+			return textResult("3652 days of temperatures for " + a.City), nil, nil
+		})
+	return s
+}
+
+// recordDemo runs the demo exchange through mcpsnoop's HTTP capture proxy
+// into a new log in dir and returns the log's path. pause separates the
+// client's steps.
+func recordDemo(ctx context.Context, dir string, pause time.Duration) (string, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	server := demoServer()
+	backLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	back := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil), ReadHeaderTimeout: 10 * time.Second}
+	go back.Serve(backLn)
+	defer back.Close()
+
+	target, err := capture.ParseTarget("http://" + backLn.Addr().String() + "/mcp")
+	if err != nil {
+		return "", err
+	}
+	sid := capture.NewSessionID("demo")
+	f, logPath, err := capture.OpenLogFile(filepath.Join(dir, sid+".jsonl"))
+	if err != nil {
+		return "", err
+	}
+	log := capture.NewHTTPLog(f, capture.HTTPLogOptions{SessionID: sid, Label: "demo", Path: logPath})
+	proxy := capture.NewHTTPProxy(capture.HTTPProxyOptions{Target: target, Log: log})
+	frontLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Close()
+		return "", err
+	}
+	front := &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
+	go front.Serve(frontLn)
+	defer func() {
+		proxy.CloseStreams()
+		front.Close()
+		proxy.Wait()
+		log.Close()
+	}()
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "demo-agent", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: "http://" + frontLn.Addr().String() + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		return logPath, err
+	}
+	defer cs.Close()
+	wait := func() error {
+		select {
+		case <-time.After(pause):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		return logPath, err
+	}
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"forecast", map[string]any{"city": "Lisbon"}},
+		{"convert", map[string]any{"celsius": 21}},
+		{"alerts", map[string]any{"region": "XX"}},    // the tool fails (isError)
+		{"radar", map[string]any{"city": "Lisbon"}},   // no such tool: a JSON-RPC error
+		{"history", map[string]any{"city": "Lisbon"}}, // slow
+		{"forecast", map[string]any{"city": "Reykjavík"}},
+	}
+	for _, c := range calls {
+		if err := wait(); err != nil {
+			return logPath, err
+		}
+		// The failing calls fail on purpose: the log is what the demo is for.
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil && ctx.Err() != nil {
+			return logPath, ctx.Err()
+		}
+	}
+	return logPath, nil
+}

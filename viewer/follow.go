@@ -1,0 +1,278 @@
+package viewer
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/checker"
+)
+
+// Batch is what the follower read in one go: a message for the UI.
+type Batch struct {
+	Changes []Change
+	// Notices are one-line remarks for the status bar (a log it stopped
+	// following, a watcher error).
+	Notices []string
+}
+
+// Follower tails the session logs of one directory: the logs there when
+// it starts (the newest HistoryLimit of them) and every log created or
+// written later. The logs are the only link between captures and the
+// viewer, so either can start first and no socket is needed.
+//
+// Each log is read up to its last complete line; a partial last line is
+// read again once its newline arrives. Each log has its own engine, kept
+// for as long as the log is followed, so calls that span two reads are
+// matched like in one pass.
+type Follower struct {
+	Dir          string
+	HistoryLimit int           // newest logs loaded at start; 0 for all
+	Poll         time.Duration // how often known logs are re-read without an event (default 1s)
+
+	watcher *fsnotify.Watcher
+	tails   map[string]*tail
+}
+
+type tail struct {
+	path   string
+	off    int64 // bytes consumed: always just after a newline
+	lines  int   // lines consumed
+	eng    *checker.Engine
+	col    *Collector
+	broken bool
+}
+
+// readWindow is how much of a log is read at a time, so that loading a
+// large log hands the UI bounded batches.
+const readWindow = 16 << 20
+
+// NewFollower returns a follower of dir's *.jsonl logs.
+func NewFollower(dir string, historyLimit int) *Follower {
+	return &Follower{Dir: dir, HistoryLimit: historyLimit, tails: map[string]*tail{}}
+}
+
+// Start creates the directory if needed and begins watching it. Call it
+// before History, so that nothing written in between is missed.
+func (f *Follower) Start() error {
+	if err := os.MkdirAll(f.Dir, 0o700); err != nil {
+		return err
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	if err := w.Add(f.Dir); err != nil {
+		w.Close()
+		return err
+	}
+	f.watcher = w
+	return nil
+}
+
+// Close stops watching.
+func (f *Follower) Close() error {
+	if f.watcher == nil {
+		return nil
+	}
+	return f.watcher.Close()
+}
+
+// History reads the logs already in the directory: the newest HistoryLimit
+// by modification time, oldest first. Each call of each hands over a
+// bounded part.
+func (f *Follower) History(each func(Batch)) error {
+	entries, err := os.ReadDir(f.Dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	type logFile struct {
+		path string
+		mod  time.Time
+	}
+	var logs []logFile
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() || info.Size() == 0 {
+			continue
+		}
+		logs = append(logs, logFile{filepath.Join(f.Dir, e.Name()), info.ModTime()})
+	}
+	sort.Slice(logs, func(i, j int) bool {
+		if !logs[i].mod.Equal(logs[j].mod) {
+			return logs[i].mod.Before(logs[j].mod)
+		}
+		return logs[i].path < logs[j].path
+	})
+	if f.HistoryLimit > 0 && len(logs) > f.HistoryLimit {
+		logs = logs[len(logs)-f.HistoryLimit:]
+	}
+	for _, l := range logs {
+		f.drain(f.follow(l.path), each)
+	}
+	return nil
+}
+
+// follow returns the tail of path, starting one at offset 0 if needed.
+func (f *Follower) follow(path string) *tail {
+	t := f.tails[path]
+	if t == nil {
+		t = &tail{path: path, col: &Collector{Path: path}}
+		t.eng = checker.New(t.col.Config(checker.Config{}))
+		f.tails[path] = t
+	}
+	return t
+}
+
+// drain reads t until it has nothing new, handing over each part.
+func (f *Follower) drain(t *tail, each func(Batch)) {
+	for {
+		changes, more, err := t.read()
+		var b Batch
+		b.Changes = changes
+		if err != nil {
+			t.broken = true
+			b.Notices = append(b.Notices, fmt.Sprintf("stopped following %s: %v", filepath.Base(t.path), err))
+		}
+		if len(b.Changes) > 0 || len(b.Notices) > 0 {
+			each(b)
+		}
+		if !more || err != nil {
+			return
+		}
+	}
+}
+
+// Run follows the directory until ctx ends or the watcher is closed,
+// handing each batch read to send (from Run's goroutine).
+func (f *Follower) Run(ctx context.Context, send func(Batch)) {
+	poll := f.Poll
+	if poll <= 0 {
+		poll = time.Second
+	}
+	// Events mark logs dirty and a short tick reads them, so a chatty log
+	// is read in batches rather than once per write.
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	lastPoll := time.Now()
+	dirty := map[string]bool{}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-f.watcher.Events:
+			if !ok {
+				return
+			}
+			if !strings.HasSuffix(ev.Name, ".jsonl") {
+				continue
+			}
+			switch {
+			case ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write):
+				dirty[ev.Name] = true
+			case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
+				delete(f.tails, ev.Name) // its rows stay on screen
+				delete(dirty, ev.Name)
+			}
+		case err, ok := <-f.watcher.Errors:
+			if !ok {
+				return
+			}
+			send(Batch{Notices: []string{"watching " + f.Dir + ": " + err.Error()}})
+		case now := <-tick.C:
+			if now.Sub(lastPoll) >= poll {
+				lastPoll = now
+				for p := range f.tails {
+					dirty[p] = true
+				}
+			}
+			for p := range dirty {
+				delete(dirty, p)
+				t := f.follow(p)
+				if t.broken {
+					continue
+				}
+				f.drain(t, send)
+				if ctx.Err() != nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+// read reads the complete lines t has not read yet, up to readWindow
+// bytes (more when one line is longer). more reports that the log holds
+// more complete lines than were read.
+func (t *tail) read() (changes []Change, more bool, err error) {
+	fh, err := os.Open(t.path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, false, nil // removed meanwhile: nothing to read
+		}
+		return nil, false, err
+	}
+	defer fh.Close()
+	info, err := fh.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	size := info.Size()
+	if size < t.off {
+		return nil, false, errors.New("the log shrank (truncated or replaced)")
+	}
+	for window := int64(readWindow); ; window *= 2 {
+		n := min(size-t.off, window)
+		if n <= 0 {
+			return nil, false, nil
+		}
+		buf := make([]byte, n)
+		if _, err := fh.ReadAt(buf, t.off); err != nil && err != io.EOF {
+			return nil, false, err
+		}
+		end := bytes.LastIndexByte(buf, '\n')
+		if end < 0 {
+			if n < size-t.off && window < capture.MaxEnvelope {
+				continue // one line longer than the window
+			}
+			return nil, false, nil // a partial line: wait for its newline
+		}
+		chunk := buf[:end+1]
+		if err := t.ingest(chunk); err != nil {
+			return t.col.Take(), false, err
+		}
+		t.off += int64(len(chunk))
+		t.lines += bytes.Count(chunk, []byte{'\n'})
+		return t.col.Take(), t.off < size, nil
+	}
+}
+
+// ingest feeds the envelopes of whole lines to the engine.
+func (t *tail) ingest(chunk []byte) error {
+	r := capture.NewReader(bytes.NewReader(chunk), t.path)
+	for {
+		fr, line, err := r.Next()
+		switch {
+		case err == io.EOF:
+			return nil
+		case errors.Is(err, capture.ErrTornLine), errors.Is(err, capture.ErrTornTail):
+			t.eng.TornTail()
+			continue
+		case err != nil:
+			return err
+		}
+		t.eng.Ingest(&fr, checker.Position{Path: t.path, Name: t.path, Line: t.lines + line})
+	}
+}

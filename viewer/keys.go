@@ -1,0 +1,187 @@
+package viewer
+
+import (
+	tea "charm.land/bubbletea/v2"
+)
+
+// key handles one key press.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	if s == "ctrl+c" {
+		return tea.Quit
+	}
+	if m.editing {
+		return m.editKey(k)
+	}
+	m.notice = ""
+	switch s {
+	case "q":
+		return tea.Quit
+	case "?":
+		m.showPage("keys", helpText(m.opts.Live))
+		return nil
+	}
+	switch m.screen {
+	case screenSessions:
+		m.sessionsKey(s)
+	case screenStream:
+		m.streamKey(s)
+	case screenDetail:
+		return m.detailKey(k)
+	}
+	return nil
+}
+
+// panelKeys name the panels.
+var panelKeys = map[string]string{"t": "tools", "c": "capabilities", "i": "interactions", "l": "elicitations"}
+
+func (m *Model) sessionsKey(s string) {
+	list := m.sessionsInOrder()
+	switch s {
+	case "up", "k":
+		m.sessCursor = max(m.sessCursor-1, 0)
+	case "down", "j":
+		m.sessCursor = min(m.sessCursor+1, max(len(list)-1, 0))
+	case "home", "g":
+		m.sessCursor = 0
+	case "end", "G":
+		m.sessCursor = max(len(list)-1, 0)
+	case "enter", "right":
+		if m.sessCursor < len(list) {
+			m.openSession(list[m.sessCursor])
+		}
+	default:
+		if p, ok := panelKeys[s]; ok {
+			m.panel(p)
+		}
+	}
+	m.scrollIntoView()
+}
+
+func (m *Model) streamKey(s string) {
+	page := m.streamHeight()
+	last := max(len(m.rows)-1, 0)
+	move := func(to int) {
+		m.cursor = min(max(to, 0), last)
+		// Following resumes when the cursor reaches the newest row.
+		m.follow = m.opts.Live && m.cursor == last
+	}
+	switch s {
+	case "up", "k":
+		move(m.cursor - 1)
+	case "down", "j":
+		move(m.cursor + 1)
+	case "pgup", "ctrl+b":
+		move(m.cursor - page)
+	case "pgdown", "ctrl+f", "space":
+		move(m.cursor + page)
+	case "home", "g":
+		move(0)
+	case "end", "G":
+		move(last)
+	case "enter", "right":
+		if r := m.selected(); r != nil {
+			m.showPage(inspectTitle(r), inspect(r, m.st.Limits))
+		}
+	case "/":
+		m.editing = true
+		m.filterErr = ""
+		m.input.SetValue(m.filter.String())
+		m.input.CursorEnd()
+		m.input.SetWidth(max(m.width-4, 10))
+		m.input.Focus()
+	case "esc", "left":
+		switch {
+		case !m.filter.Empty():
+			m.filter = Filter{}
+			m.refilter()
+		case len(m.st.Sessions) > 1 || m.opts.Live:
+			m.screen = screenSessions
+			m.top = 0
+			m.scrollIntoView()
+		}
+	case "f":
+		if m.opts.Live {
+			m.follow = !m.follow
+			if m.follow {
+				move(last)
+				m.follow = true
+			}
+		}
+	default:
+		if p, ok := panelKeys[s]; ok {
+			m.panel(p)
+		}
+	}
+	m.scrollIntoView()
+}
+
+func (m *Model) detailKey(k tea.KeyPressMsg) tea.Cmd {
+	switch s := k.String(); s {
+	case "esc", "enter", "backspace", "left":
+		m.screen = m.back
+		m.scrollIntoView()
+		return nil
+	case "n", "p":
+		// Step through the stream without leaving the inspector.
+		if m.back == screenStream && m.detailTitle != "keys" && len(m.rows) > 0 && isInspector(m.detailTitle) {
+			if s == "n" {
+				m.cursor = min(m.cursor+1, len(m.rows)-1)
+			} else {
+				m.cursor = max(m.cursor-1, 0)
+			}
+			r := m.rows[m.cursor]
+			m.showPage(inspectTitle(r), inspect(r, m.st.Limits))
+			return nil
+		}
+	default:
+		if p, ok := panelKeys[s]; ok {
+			m.panel(p)
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	m.vp, cmd = m.vp.Update(k)
+	return cmd
+}
+
+// editKey handles a key while the filter is being typed: enter keeps it,
+// esc restores the one before; the rows follow as you type whenever what
+// is typed parses.
+func (m *Model) editKey(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "enter":
+		f, err := ParseFilter(m.input.Value())
+		if err != nil {
+			m.filterErr = err.Error()
+			return nil
+		}
+		m.filter, m.filterErr, m.editing = f, "", false
+		m.input.Blur()
+		m.refilter()
+		return nil
+	case "esc":
+		m.editing, m.filterErr = false, ""
+		m.input.Blur()
+		m.refilter()
+		return nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	if f, err := ParseFilter(m.input.Value()); err == nil {
+		m.filterErr = ""
+		m.applyTyped(f)
+	} else {
+		m.filterErr = err.Error()
+	}
+	return cmd
+}
+
+// applyTyped shows the rows of a filter still being typed, without
+// forgetting the filter esc goes back to.
+func (m *Model) applyTyped(f Filter) {
+	kept := m.filter
+	m.filter = f
+	m.refilter()
+	m.filter = kept
+}

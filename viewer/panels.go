@@ -1,0 +1,240 @@
+package viewer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/checker"
+)
+
+// panelContent renders one of the session panels from the engine's
+// summary of the session.
+func panelContent(which string, s *Session, rep *checker.SessionReport) (title, body string) {
+	var b strings.Builder
+	switch which {
+	case "tools":
+		writeTools(&b, rep)
+	case "capabilities":
+		writeCapabilities(&b, rep)
+	case "interactions":
+		writeInteractions(&b, rep)
+	case "elicitations":
+		writeElicitations(&b, rep)
+	}
+	return which + " · " + s.ID, b.String()
+}
+
+// writeTools is the per-tool summary: calls, errors, pending, latency
+// percentiles, round trips and result sizes; then what each advertised
+// tool costs a client's context.
+func writeTools(b *strings.Builder, rep *checker.SessionReport) {
+	if len(rep.Tools) == 0 {
+		b.WriteString("No tools/call in this session.\n")
+	} else {
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "TOOL\tCALLS\tERRORS\tPENDING\tP50\tP95\tP99\tTRIPS\tRESULT BYTES\tMAX RESULT")
+		for _, t := range rep.Tools {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\n", t.Name, t.Calls, t.Errors, t.Pending,
+				ms(t.P50Ms), ms(t.P95Ms), ms(t.P99Ms), t.RoundTrips, t.ResultBytes, t.MaxResultBytes)
+		}
+		tw.Flush()
+	}
+	if len(rep.Definitions) > 0 {
+		b.WriteString("\nAdvertised tools, heaviest first (compact JSON bytes):\n")
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "TOOL\tBYTES\tDESCRIPTION\tSCHEMA\tSCHEMA FINDINGS")
+		for _, d := range rep.Definitions {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", d.Name, d.Bytes, d.DescriptionBytes, d.SchemaBytes, strings.Join(d.Findings, ", "))
+		}
+		tw.Flush()
+		if !rep.Listing.Complete {
+			b.WriteString("(the listing is incomplete: its last page had a nextCursor)\n")
+		}
+	}
+	if len(rep.Baseline.Drift) > 0 {
+		b.WriteString("\nDefinition drift against the trusted baseline:\n")
+		for _, d := range rep.Baseline.Drift {
+			fmt.Fprintf(b, "  %s: %s\n", d.Tool, d.Kind.Label())
+		}
+	}
+}
+
+func ms(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return FormatDuration(time.Duration(v * float64(time.Millisecond)))
+}
+
+// writeCapabilities shows what the two sides said about themselves.
+func writeCapabilities(b *strings.Builder, rep *checker.SessionReport) {
+	c := rep.Capabilities
+	if !c.Seen() {
+		b.WriteString("Nothing seen yet: no initialize exchange, server/discover or _meta capabilities in this session.\n")
+		return
+	}
+	if c.ProtocolVersion != "" {
+		fmt.Fprintf(b, "protocol version  %s\n", c.ProtocolVersion)
+	}
+	section := func(name string, raw json.RawMessage) {
+		if raw == nil {
+			return
+		}
+		fmt.Fprintf(b, "\n%s\n", name)
+		var out bytes.Buffer
+		if json.Indent(&out, raw, "  ", "  ") == nil {
+			b.WriteString("  " + out.String() + "\n")
+		} else {
+			b.WriteString("  " + string(raw) + "\n")
+		}
+	}
+	section("client", c.ClientInfo)
+	section("client capabilities", c.Client)
+	section("server", c.ServerInfo)
+	section("server capabilities", c.Server)
+	if c.HasInstructions {
+		fmt.Fprintf(b, "\ninstructions\n  %s\n", strings.ReplaceAll(c.Instructions, "\n", "\n  "))
+	}
+}
+
+// writeInteractions lists the multi-round-trip operations: the round
+// trips, the wall clock split between server and client, hop by hop.
+func writeInteractions(b *strings.Builder, rep *checker.SessionReport) {
+	if len(rep.Interactions) == 0 {
+		b.WriteString("No multi-round-trip interactions (MRTR) in this session.\n")
+		return
+	}
+	for _, it := range rep.Interactions {
+		subject := it.Method
+		if it.Name != "" {
+			subject += " " + it.Name
+		}
+		fmt.Fprintf(b, "%s (id %s): %d round trips, %s\n", subject, it.RootID, it.RoundTrips, it.Outcome)
+		fmt.Fprintf(b, "  %s wall clock = %s server + %s client\n", msDur(it.DurationMs), msDur(it.ServerTimeMs), msDur(it.ClientTurnaroundMs))
+		for i, h := range it.Hops {
+			var parts []string
+			if i > 0 {
+				parts = append(parts, "client "+msDur(h.ClientTurnaroundMs))
+			}
+			if h.ResponseTS != "" {
+				parts = append(parts, "server "+msDur(h.ServerTimeMs))
+			} else {
+				parts = append(parts, "no answer")
+			}
+			if len(h.Asked) > 0 {
+				parts = append(parts, "asked "+strings.Join(h.Asked, ", "))
+			}
+			fmt.Fprintf(b, "  hop %d (id %s): %s\n", i+1, h.RequestID, strings.Join(parts, ", "))
+		}
+		if it.HopsTruncated {
+			fmt.Fprintf(b, "  (hops past the first %d not listed)\n", len(it.Hops))
+		}
+		b.WriteString("\n")
+	}
+	if rep.InteractionsTruncated > 0 {
+		fmt.Fprintf(b, "(%d more interactions not listed)\n", rep.InteractionsTruncated)
+	}
+}
+
+func msDur(v float64) string {
+	return time.Duration(v * float64(time.Millisecond)).Round(time.Millisecond).String()
+}
+
+// writeElicitations is the ledger of questions put to the user: the
+// operation each interrupted, the mode, what was asked and what the user
+// did. It never shows a submitted value.
+func writeElicitations(b *strings.Builder, rep *checker.SessionReport) {
+	if len(rep.Elicitations) == 0 {
+		b.WriteString("No elicitations: the server asked the user nothing in this session.\n")
+		return
+	}
+	for _, e := range rep.Elicitations {
+		subject := e.Method
+		if e.Name != "" {
+			subject += " " + e.Name
+		}
+		key := e.Key
+		if key == "" {
+			key = "(id " + e.RootID + ")"
+		}
+		outcome := "pending"
+		if !e.Pending {
+			outcome = e.Action
+			if outcome == "" {
+				outcome = "answered"
+			}
+			if e.ElapsedMs != nil {
+				outcome += " after " + msDur(*e.ElapsedMs)
+			}
+		}
+		fmt.Fprintf(b, "%s [%s] %s: %s\n", subject, e.Mode, key, outcome)
+		if e.Message != "" {
+			msg := fmt.Sprintf("%q", e.Message)
+			if e.MessageTruncated {
+				msg += " (truncated)"
+			}
+			fmt.Fprintf(b, "  %s\n", msg)
+		}
+		if e.Mode == "url" {
+			fmt.Fprintf(b, "  url %s (host %s)\n", e.URL, e.Host)
+		}
+		for _, f := range e.Fields {
+			fmt.Fprintf(b, "  %s %s\n", f.Name, f.Type)
+		}
+		b.WriteString("\n")
+	}
+	if rep.ElicitationsTruncated > 0 {
+		fmt.Fprintf(b, "(%d more elicitations not listed)\n", rep.ElicitationsTruncated)
+	}
+}
+
+// helpText is the keys page.
+func helpText(live bool) string {
+	var b strings.Builder
+	b.WriteString(`Sessions list
+  ↑/↓ j/k      move             enter        open the session's stream
+  t c i l      panels of the session under the cursor (see below)
+
+Stream
+  ↑/↓ j/k      move             pgup/pgdown  a page      g/G  first/last
+  enter        inspect the frame: metadata and the raw JSON, pretty-printed
+  /            filter (enter keeps it, esc restores the previous one)
+  esc          clear the filter, then back to the sessions list
+`)
+	if live {
+		b.WriteString("  f            follow new frames on/off (moving to the last row follows)\n")
+	}
+	b.WriteString(`
+Panels (from the list, the stream or another panel)
+  t            tools: calls, errors, pending, p50/p95/p99, round trips, result sizes
+  c            capabilities: protocol version, client and server info and capabilities
+  i            interactions: multi-round-trip (MRTR) operations, hop by hop
+  l            elicitations: what the server asked the user, and what they did
+
+Inspector and panels
+  ↑/↓ pgup/pgdown  scroll        n/p  next/previous frame (inspector)
+  esc          back
+
+  ?            this page         q    quit (ctrl+c anywhere)
+
+Filter tokens (space-separated, all must match)
+  tool:NAME    t:NAME    the tool (or operation) name contains NAME
+  method:M     m:M       the method contains M
+  id:ID                  the JSON-RPC id is ID
+  dir:D        d:D       c2s (client, in, req, ->), s2c (server, out, resp, <-), stderr
+  kind:K       k:K       req, resp, notify (ntf), stderr, invalid (bad), transport, other
+  status:S     s:S       pending, ok, error (err, fail), cancel (the client gave up,
+                         answered late or not), late (late_result), cancelled (a task),
+                         superseded, streaming, warn, mismatch, invalid, or an HTTP code (401)
+  TEXT                   method, tool, id, warning, observation or payload contains TEXT
+
+  tool:search status:pending       in-flight calls to one search tool
+  method:tools/call status:error   tool calls that failed
+  dir:s2c kind:req                 server-initiated requests
+`)
+	return b.String()
+}

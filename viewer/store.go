@@ -1,0 +1,282 @@
+package viewer
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/checker"
+)
+
+// Row is one frame of a session as the engine judged it.
+type Row struct {
+	// Frame is a copy of the envelope. Its Raw and Text are cleared when
+	// the store releases the body (Released).
+	Frame    capture.Frame
+	Released bool
+	// Source names the log the frame was read from, Line its line there.
+	Source string
+	Line   int
+
+	Kind, Method, Tool, ID           string
+	Warning, Observation, Deprecated string
+	Errors                           []string
+	Mismatch                         bool
+	CallIndex                        int // -1 when the frame belongs to no call
+
+	call *Call
+}
+
+// Call is what the view knows of one call: pending until the engine
+// reports how it ended.
+type Call struct {
+	Index       int
+	Status      string // pending until the engine's record arrives
+	Duration    time.Duration
+	HasDuration bool
+	Done        bool // the record arrived
+	rows        int  // rows still held that belong to it
+}
+
+// Status is the row's status column: its call's status (pending, ok,
+// error, ...) when it belongs to one; "invalid" for a frame that is not
+// JSON-RPC; "error" for a frame the engine counted an error on (an
+// unmatched error response, an HTTP failure); otherwise empty.
+func (r *Row) Status() string {
+	switch {
+	case r.call != nil:
+		return r.call.Status
+	case r.Kind == checker.EventInvalid:
+		return "invalid"
+	case len(r.Errors) > 0:
+		return "error"
+	}
+	return ""
+}
+
+// Duration is the call's duration, when it has one.
+func (r *Row) Duration() (time.Duration, bool) {
+	if r.call == nil || !r.call.HasDuration {
+		return 0, false
+	}
+	return r.call.Duration, true
+}
+
+// Session is one captured session.
+type Session struct {
+	ID, Label, Transport string
+	// Path is the log the session was read from ("" for stdin); the live
+	// view re-reads it to build the panels.
+	Path string
+	// Command and Cwd come from the stdio shim's meta frame.
+	Command []string
+	Cwd     string
+	// Rows holds the frames still in memory, oldest first; Dropped counts
+	// the older ones let go to stay inside the frame limit.
+	Rows    []*Row
+	Dropped int
+	// Report is the engine's summary, set when the whole log was read at
+	// once (open); nil in the live view, which rebuilds it on demand.
+	Report *checker.SessionReport
+
+	First, Last time.Time
+	// Counters over every frame seen, dropped ones included.
+	Frames, Calls, Pending, Errors, Warnings int
+
+	calls map[int]*Call
+	seen  time.Time // when the store first heard of it (list order)
+}
+
+// Limits bound what a store holds. Zero means unbounded.
+type Limits struct {
+	// BodyBytes is how many bytes of frame bodies are kept; past it the
+	// oldest bodies are released (their rows stay).
+	BodyBytes int64
+	// MaxFrames is how many rows are kept in all; past it the oldest rows
+	// are dropped (their counts stay).
+	MaxFrames int
+}
+
+// LiveLimits are the live view's bounds: 64 MiB of bodies, 200,000 frames.
+var LiveLimits = Limits{BodyBytes: 64 << 20, MaxFrames: 200_000}
+
+// Store holds sessions and their rows. It is not safe for concurrent use:
+// the UI owns it, and the follower hands it Changes through messages.
+type Store struct {
+	Limits   Limits
+	Sessions []*Session
+	byID     map[string]*Session
+
+	bodyBytes int64
+	bodies    fifo // rows holding a body, oldest first
+	rows      fifo // every row held, oldest first
+	held      int
+}
+
+// NewStore returns an empty store with limits.
+func NewStore(l Limits) *Store {
+	return &Store{Limits: l, byID: map[string]*Session{}}
+}
+
+// Session returns the session with id, nil if unknown.
+func (s *Store) Session(id string) *Session { return s.byID[id] }
+
+// BodyBytes is how many body bytes the store holds.
+func (s *Store) BodyBytes() int64 { return s.bodyBytes }
+
+// Held is how many rows the store holds.
+func (s *Store) Held() int { return s.held }
+
+func (s *Store) session(id string) *Session {
+	if ss := s.byID[id]; ss != nil {
+		return ss
+	}
+	ss := &Session{ID: id, calls: map[int]*Call{}, seen: time.Now()}
+	s.byID[id] = ss
+	s.Sessions = append(s.Sessions, ss)
+	return ss
+}
+
+// Apply adds what the engine said, in order.
+func (s *Store) Apply(changes []Change) {
+	for _, c := range changes {
+		switch {
+		case c.Row != nil:
+			s.addRow(c.SessionID, c)
+		case c.Call != nil:
+			s.endCall(c.SessionID, c.Call)
+		case c.Report != nil:
+			ss := s.session(c.SessionID)
+			ss.Report = c.Report
+		}
+	}
+}
+
+func (s *Store) addRow(sid string, c Change) {
+	ss := s.session(sid)
+	r := c.Row
+	f := &r.Frame
+	if ss.Label == "" || f.ServerLabel != "" {
+		ss.Label = f.ServerLabel
+	}
+	if ss.Transport == "" {
+		ss.Transport = f.Transport
+	}
+	if ss.Path == "" {
+		ss.Path = c.Path
+	}
+	if ss.First.IsZero() {
+		ss.First = f.TS
+	}
+	ss.Last = f.TS
+	if r.Kind == checker.EventMeta {
+		var m struct {
+			Command []string `json:"command"`
+			Cwd     string   `json:"cwd"`
+		}
+		if json.Unmarshal(f.Raw, &m) == nil {
+			ss.Command, ss.Cwd = m.Command, m.Cwd
+		}
+		return // the meta frame is the session's description, not traffic
+	}
+	ss.Frames++
+	if len(r.Errors) > 0 {
+		ss.Errors++
+	}
+	if r.Warning != "" {
+		ss.Warnings++
+	}
+	if r.CallIndex >= 0 {
+		r.call = ss.call(r.CallIndex)
+		r.call.rows++
+	}
+	ss.Rows = append(ss.Rows, r)
+	s.held++
+	s.rows.push(r, ss)
+	if n := bodySize(r); n > 0 {
+		s.bodyBytes += int64(n)
+		s.bodies.push(r, ss)
+	}
+	s.enforce()
+}
+
+func (ss *Session) call(i int) *Call {
+	c := ss.calls[i]
+	if c == nil {
+		c = &Call{Index: i, Status: "pending"}
+		ss.calls[i] = c
+		ss.Calls++
+		ss.Pending++
+	}
+	return c
+}
+
+func (s *Store) endCall(sid string, e *CallEnd) {
+	ss := s.session(sid)
+	c := ss.call(e.Index)
+	if c.Status == "pending" && e.Status != "pending" {
+		ss.Pending--
+	}
+	c.Status, c.Duration, c.HasDuration, c.Done = e.Status, e.Duration, e.HasDuration, true
+}
+
+func bodySize(r *Row) int { return len(r.Frame.Raw) + len(r.Frame.Text) }
+
+// enforce releases bodies and drops rows past the limits, oldest first.
+func (s *Store) enforce() {
+	for s.Limits.BodyBytes > 0 && s.bodyBytes > s.Limits.BodyBytes && s.bodies.len() > 0 {
+		r, _ := s.bodies.pop()
+		if r.Released {
+			continue
+		}
+		s.bodyBytes -= int64(bodySize(r))
+		r.Frame.Raw, r.Frame.Text, r.Released = nil, "", true
+	}
+	for s.Limits.MaxFrames > 0 && s.held > s.Limits.MaxFrames && s.rows.len() > 0 {
+		r, ss := s.rows.pop()
+		// A session's rows are appended in order, so its oldest row is
+		// the globally oldest one of that session.
+		if len(ss.Rows) > 0 && ss.Rows[0] == r {
+			ss.Rows[0] = nil
+			ss.Rows = ss.Rows[1:]
+		}
+		ss.Dropped++
+		s.held--
+		if !r.Released {
+			s.bodyBytes -= int64(bodySize(r))
+			r.Frame.Raw, r.Frame.Text, r.Released = nil, "", true
+		}
+		if c := r.call; c != nil {
+			c.rows--
+			if c.rows == 0 && c.Done {
+				delete(ss.calls, c.Index)
+			}
+		}
+	}
+}
+
+// fifo is a queue of rows with the session each belongs to.
+type fifo struct {
+	items []fifoItem
+	head  int
+}
+
+type fifoItem struct {
+	r *Row
+	s *Session
+}
+
+func (q *fifo) push(r *Row, s *Session) { q.items = append(q.items, fifoItem{r, s}) }
+
+func (q *fifo) len() int { return len(q.items) - q.head }
+
+func (q *fifo) pop() (*Row, *Session) {
+	it := q.items[q.head]
+	q.items[q.head] = fifoItem{}
+	q.head++
+	if q.head > 1024 && q.head*2 > len(q.items) {
+		q.items = append([]fifoItem(nil), q.items[q.head:]...)
+		q.head = 0
+	}
+	return it.r, it.s
+}
