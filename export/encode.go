@@ -39,6 +39,9 @@ func appendNewline(dst []byte, level int) []byte {
 // delimiter marks the bytes that end a number or a literal.
 var delimiter = [256]bool{',': true, ']': true, '}': true, ':': true, ' ': true, '\t': true, '\n': true, '\r': true}
 
+// AppendIndent is appendIndent, for the formats in subpackages.
+func AppendIndent(dst, src []byte, depth int) []byte { return appendIndent(dst, src, depth) }
+
 // appendIndent appends src, one valid JSON value, re-indented as if it sat
 // depth levels deep in an indented document: the same bytes as
 // json.Indent(dst, src, <depth levels>, "  "), without leading or trailing

@@ -20,6 +20,7 @@ package har
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,14 +115,6 @@ type (
 	}
 )
 
-// rendered is what Call keeps of a call: the entry but for what only the
-// session knows (the server label in the url, the pageref).
-type rendered struct {
-	Method string `json:"m"`
-	Tool   string `json:"t,omitempty"`
-	Entry  entry  `json:"e"`
-}
-
 const (
 	httpVersion = "JSON-RPC/2.0"
 	mimeJSON    = "application/json"
@@ -169,11 +162,48 @@ func (f *format) Call(r *checker.CallRecord) ([]byte, error) {
 				"blocked is the client's turnaround between them", r.RoundTrips)
 		}
 	}
-	rd := rendered{Method: r.Method, Entry: e}
-	if r.IsTool {
-		rd.Tool = r.Name
+	// What only the session knows (the pageref, the server label in the
+	// url) is left as marks that Session splices; the rest is final.
+	e.Pageref, e.Request.URL = pagerefMark, urlMark
+	body, err := marshal(e)
+	if err != nil {
+		return nil, err
 	}
-	return json.Marshal(rd)
+	tool := ""
+	if r.IsTool {
+		tool = r.Name
+	}
+	out := binary.AppendUvarint(nil, uint64(len(r.Method)))
+	out = append(out, r.Method...)
+	out = binary.AppendUvarint(out, uint64(len(tool)))
+	out = append(out, tool...)
+	return append(out, body...), nil
+}
+
+// The marks Call leaves in an entry. A JSON string in a payload cannot hold
+// these byte sequences, since its own quotes would be escaped.
+const (
+	pagerefMark = "\x00P"
+	urlMark     = "\x00U"
+)
+
+var (
+	pagerefMarked = []byte(`"pageref":"\u0000P"`)
+	urlMarked     = []byte(`"url":"\u0000U"`)
+)
+
+// splitKept reads back what Call kept.
+func splitKept(b []byte) (method, tool string, entry []byte, err error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return "", "", nil, errors.New("har: a kept call is damaged")
+	}
+	method, b = string(b[k:k+int(n)]), b[k+int(n):]
+	n, k = binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return "", "", nil, errors.New("har: a kept call is damaged")
+	}
+	return method, string(b[k : k+int(n)]), b[k+int(n):], nil
 }
 
 // httpStatus maps a call status to an HTTP status and its text.
@@ -257,33 +287,48 @@ func (f *format) Session(w io.Writer, s *export.Session) error {
 	if s.Calls == nil {
 		return nil
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("      ", "  ")
+	pageref, err := marshal(rep.ID)
+	if err != nil {
+		return err
+	}
+	var compact, out []byte
 	return s.Calls.Each(func(_ int, b []byte) error {
 		if len(b) == 0 {
 			return nil
 		}
-		var r rendered
-		if err := json.Unmarshal(b, &r); err != nil {
-			return fmt.Errorf("har: reading a kept call: %w", err)
-		}
-		r.Entry.Pageref = rep.ID
-		r.Entry.Request.URL = callURL(host, r.Method, r.Tool)
-		buf.Reset()
-		if f.entries > 0 {
-			buf.WriteByte(',')
-		}
-		buf.WriteString("\n      ")
-		if err := enc.Encode(r.Entry); err != nil {
+		method, tool, entry, err := splitKept(b)
+		if err != nil {
 			return err
 		}
-		buf.Truncate(buf.Len() - 1) // Encode's newline
+		u, err := marshal(callURL(host, method, tool))
+		if err != nil {
+			return err
+		}
+		compact = spliceMark(compact[:0], entry, pagerefMarked, `"pageref":`, pageref)
+		compact = spliceMark(nil, compact, urlMarked, `"url":`, u)
+		out = out[:0]
+		if f.entries > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, "\n      "...)
+		out = export.AppendIndent(out, compact, 3)
 		f.entries++
-		_, err := w.Write(buf.Bytes())
+		_, err = w.Write(out)
 		return err
 	})
+}
+
+// spliceMark appends src to dst with its first mark replaced by key and
+// value.
+func spliceMark(dst, src, mark []byte, key string, value []byte) []byte {
+	i := bytes.Index(src, mark)
+	if i < 0 {
+		return append(dst, src...)
+	}
+	dst = append(dst, src[:i]...)
+	dst = append(dst, key...)
+	dst = append(dst, value...)
+	return append(dst, src[i+len(mark):]...)
 }
 
 // callURL is mcp://<host>/<method>[/<tool>], each part escaped as a URL
