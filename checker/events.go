@@ -21,9 +21,9 @@ const (
 
 // FrameEvent is what the engine made of one frame, handed to Config.OnFrame
 // once the frame's rules have run. It lets exports and the viewer show the
-// stream without parsing it a second time. Frame aliases the reader's
-// buffer: it is valid only during the callback (capture.Frame.Clone keeps
-// it).
+// stream without parsing it a second time. Frame and every string in the
+// event may alias the reader's buffer: they are valid only during the
+// callback (capture.Frame.Clone and strings.Clone keep them).
 type FrameEvent struct {
 	SessionID string
 	Frame     *capture.Frame

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
@@ -46,21 +47,24 @@ func (c *Collector) Config(base checker.Config) checker.Config {
 }
 
 func (c *Collector) frame(ev *checker.FrameEvent) {
+	// Every string of the event may view the reader's buffer, which the
+	// next line overwrites (not only Frame), so each is copied: a row
+	// outlives the callback.
 	r := &Row{
-		Frame: ev.Frame.Clone(), Source: ev.Pos.Name, Line: ev.Pos.Line,
-		Kind: ev.Kind, Method: ev.Method, Tool: ev.Tool, ID: ev.ID,
-		Warning: ev.Warning, Observation: ev.Observation, Deprecated: ev.Deprecated,
+		Frame: ev.Frame.Clone(), Source: strings.Clone(ev.Pos.Name), Line: ev.Pos.Line,
+		Kind: strings.Clone(ev.Kind), Method: strings.Clone(ev.Method), Tool: strings.Clone(ev.Tool), ID: strings.Clone(ev.ID),
+		Warning: strings.Clone(ev.Warning), Observation: strings.Clone(ev.Observation), Deprecated: strings.Clone(ev.Deprecated),
 		Mismatch: ev.Mismatch, CallIndex: ev.CallIndex,
 	}
-	if len(ev.Errors) > 0 {
-		r.Errors = append([]string(nil), ev.Errors...)
+	for _, e := range ev.Errors {
+		r.Errors = append(r.Errors, strings.Clone(e))
 	}
 	c.changes = append(c.changes, Change{SessionID: r.Frame.SessionID, Path: c.Path, Row: r})
 }
 
 func (c *Collector) call(r checker.CallRecord) {
-	c.changes = append(c.changes, Change{SessionID: r.SessionID, Path: c.Path, Call: &CallEnd{
-		Index: r.Index, Status: r.Status, Duration: r.Duration, HasDuration: r.HasDuration,
+	c.changes = append(c.changes, Change{SessionID: strings.Clone(r.SessionID), Path: c.Path, Call: &CallEnd{
+		Index: r.Index, Status: strings.Clone(r.Status), Duration: r.Duration, HasDuration: r.HasDuration,
 	}})
 }
 

@@ -170,10 +170,8 @@ func (t *term) matchStatus(r *Row) bool {
 	return st == t.value
 }
 
-// contains is a case-insensitive substring test; sub is lowercase.
+// contains is a case-insensitive substring test; sub is lowercase. (No
+// shortcut on byte lengths: lowering can lengthen a string, Ⱥ to ⱥ.)
 func contains(s, sub string) bool {
-	if len(sub) > len(s) {
-		return false
-	}
 	return strings.Contains(strings.ToLower(s), sub)
 }

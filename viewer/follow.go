@@ -157,17 +157,27 @@ func (f *Follower) drain(t *tail, each func(Batch)) {
 
 // Run follows the directory until ctx ends or the watcher is closed,
 // handing each batch read to send (from Run's goroutine).
+//
+// Idle, it wakes once per Poll to stat the logs it follows (a fallback for
+// writes the watcher did not report) and reads nothing.
 func (f *Follower) Run(ctx context.Context, send func(Batch)) {
 	poll := f.Poll
 	if poll <= 0 {
 		poll = time.Second
 	}
-	// Events mark logs dirty and a short tick reads them, so a chatty log
-	// is read in batches rather than once per write.
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	lastPoll := time.Now()
+	pollTick := time.NewTicker(poll)
+	defer pollTick.Stop()
+	// Events mark logs dirty and a short timer, armed by the first of
+	// them, reads them, so a chatty log is read in batches rather than
+	// once per write.
+	var readC <-chan time.Time
 	dirty := map[string]bool{}
+	mark := func(p string) {
+		dirty[p] = true
+		if readC == nil {
+			readC = time.After(50 * time.Millisecond)
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -181,7 +191,7 @@ func (f *Follower) Run(ctx context.Context, send func(Batch)) {
 			}
 			switch {
 			case ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write):
-				dirty[ev.Name] = true
+				mark(ev.Name)
 			case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
 				delete(f.tails, ev.Name) // its rows stay on screen
 				delete(dirty, ev.Name)
@@ -191,13 +201,14 @@ func (f *Follower) Run(ctx context.Context, send func(Batch)) {
 				return
 			}
 			send(Batch{Notices: []string{"watching " + f.Dir + ": " + err.Error()}})
-		case now := <-tick.C:
-			if now.Sub(lastPoll) >= poll {
-				lastPoll = now
-				for p := range f.tails {
-					dirty[p] = true
+		case <-pollTick.C:
+			for p, t := range f.tails {
+				if info, err := os.Stat(p); err == nil && !t.broken && info.Size() != t.off {
+					mark(p)
 				}
 			}
+		case <-readC:
+			readC = nil
 			for p := range dirty {
 				delete(dirty, p)
 				t := f.follow(p)

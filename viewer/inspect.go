@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 const inspectPrefix = "frame #"
@@ -93,17 +94,63 @@ func inspect(r *Row, l Limits) string {
 	case len(f.Raw) > 0:
 		var out bytes.Buffer
 		if json.Indent(&out, f.Raw, "", "  ") == nil {
-			b.Write(out.Bytes())
+			b.WriteString(capBody(out.String(), r))
 		} else {
-			b.Write(f.Raw)
+			b.WriteString(capBody(string(f.Raw), r))
 		}
-		b.WriteString("\n")
 	case f.Text != "":
-		b.WriteString(f.Text + "\n")
+		b.WriteString(capBody(f.Text, r))
 	case f.Status != 0:
 		b.WriteString("(no body: a bare HTTP status)\n")
 	default:
 		b.WriteString("(empty)\n")
 	}
 	return b.String()
+}
+
+// What the inspector renders of one body: a terminal page of megabytes
+// only slows every redraw down, and the log holds the rest.
+const (
+	inspectMaxBytes = 1 << 20 // of the whole body
+	inspectMaxLine  = 8 << 10 // of one line
+)
+
+// capBody cuts body to inspectMaxBytes and each of its lines to
+// inspectMaxLine, saying what was left out and where it still is. The
+// result ends in a newline.
+func capBody(body string, r *Row) string {
+	if len(body) <= inspectMaxLine && !strings.Contains(body, "\n") {
+		return body + "\n"
+	}
+	var b strings.Builder
+	rest := body
+	for rest != "" && b.Len() < inspectMaxBytes {
+		line, after, _ := strings.Cut(rest, "\n")
+		rest = after
+		if len(line) > inspectMaxLine {
+			cut := validPrefix(line, inspectMaxLine)
+			fmt.Fprintf(&b, "%s… (%d more bytes on this line)\n", cut, len(line)-len(cut))
+			continue
+		}
+		b.WriteString(line + "\n")
+	}
+	if rest != "" {
+		fmt.Fprintf(&b, "… %d more bytes not shown", len(rest))
+		if r.Source != "" {
+			fmt.Fprintf(&b, "; the whole frame is line %d of %s", r.Line, r.Source)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// validPrefix is s cut to at most n bytes without splitting a rune.
+func validPrefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -214,7 +214,7 @@ func (m *Model) showPage(title, content string) {
 	m.detailTitle = title
 	m.vp.SetWidth(m.width)
 	m.vp.SetHeight(m.pageHeight())
-	m.vp.SetContent(content)
+	m.vp.SetContent(clean(content, true))
 	m.vp.GotoTop()
 }
 

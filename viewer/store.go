@@ -189,6 +189,14 @@ func (s *Store) addRow(sid string, c Change) {
 	if r.CallIndex >= 0 {
 		r.call = ss.call(r.CallIndex)
 		r.call.rows++
+		// The engine holds a cancelled call's record back until its late
+		// answer or the end of the session, which a followed log never
+		// reaches; the cancellation settles the call meanwhile (a late
+		// answer's record turns it into late_result).
+		if r.Kind == checker.EventNotification && r.Method == "notifications/cancelled" && !r.call.Done && r.call.Status == "pending" {
+			r.call.Status = "call_cancelled"
+			ss.Pending--
+		}
 	}
 	ss.Rows = append(ss.Rows, r)
 	s.held++

@@ -38,12 +38,13 @@ func (m *Model) View() tea.View {
 	return v
 }
 
-// fit cuts s to w cells and pads it to exactly w.
+// fit cuts s to w cells and pads it to exactly w. s is plain text (it is
+// cleaned of control characters here, so style it after fitting).
 func fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	s = ansi.Truncate(s, w, "…")
+	s = ansi.Truncate(clean(s, false), w, "…")
 	if pad := w - ansi.StringWidth(s); pad > 0 {
 		s += strings.Repeat(" ", pad)
 	}
