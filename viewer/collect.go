@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
@@ -34,37 +33,32 @@ type CallEnd struct {
 // to checker.New; Take hands over what was collected since the last Take.
 type Collector struct {
 	// Path is recorded on the sessions the collector sees first.
-	Path    string
+	Path string
+	// Strings shares the strings of the rows it makes: give every
+	// collector of one store the same table. Nil makes one of its own.
+	Strings *Interner
 	changes []Change
 }
 
 // Config returns an engine configuration that reports to c. base is kept
 // for everything but the two callbacks.
 func (c *Collector) Config(base checker.Config) checker.Config {
+	if c.Strings == nil {
+		c.Strings = NewInterner()
+	}
 	base.OnFrame = c.frame
 	base.OnCall = c.call
 	return base
 }
 
 func (c *Collector) frame(ev *checker.FrameEvent) {
-	// Every string of the event may view the reader's buffer, which the
-	// next line overwrites (not only Frame), so each is copied: a row
-	// outlives the callback.
-	r := &Row{
-		Frame: ev.Frame.Clone(), Source: strings.Clone(ev.Pos.Name), Line: ev.Pos.Line,
-		Kind: strings.Clone(ev.Kind), Method: strings.Clone(ev.Method), Tool: strings.Clone(ev.Tool), ID: strings.Clone(ev.ID),
-		Warning: strings.Clone(ev.Warning), Observation: strings.Clone(ev.Observation), Deprecated: strings.Clone(ev.Deprecated),
-		Mismatch: ev.Mismatch, CallIndex: ev.CallIndex,
-	}
-	for _, e := range ev.Errors {
-		r.Errors = append(r.Errors, strings.Clone(e))
-	}
-	c.changes = append(c.changes, Change{SessionID: r.Frame.SessionID, Path: c.Path, Row: r})
+	r := c.Strings.Row(ev)
+	c.changes = append(c.changes, Change{SessionID: r.SessionID(), Path: c.Path, Row: r})
 }
 
 func (c *Collector) call(r checker.CallRecord) {
-	c.changes = append(c.changes, Change{SessionID: strings.Clone(r.SessionID), Path: c.Path, Call: &CallEnd{
-		Index: r.Index, Status: strings.Clone(r.Status), Duration: r.Duration, HasDuration: r.HasDuration,
+	c.changes = append(c.changes, Change{SessionID: c.Strings.Str(r.SessionID), Path: c.Path, Call: &CallEnd{
+		Index: r.Index, Status: c.Strings.Str(r.Status), Duration: r.Duration, HasDuration: r.HasDuration,
 	}})
 }
 
@@ -88,7 +82,7 @@ type LoadOptions struct {
 // final report attached (for `mcpsnoop open`). An input that cannot be
 // read is an error naming it.
 func Load(inputs []capture.Input, o LoadOptions) (*Store, error) {
-	col := &Collector{}
+	col := &Collector{Strings: NewInterner()}
 	eng := checker.New(col.Config(checker.Config{KeepBodies: true, Sessions: o.Sessions, Baseline: o.Baseline}))
 	st := NewStore(Limits{})
 	for _, in := range inputs {
@@ -123,8 +117,10 @@ func readInput(eng *checker.Engine, in capture.Input, o LoadOptions) error {
 
 // SessionReport re-reads the log at path and returns the summary of
 // session id: how the live view builds a panel, since one engine's Report
-// can be taken only once.
-func SessionReport(path, id string) (*checker.SessionReport, error) {
+// can be taken only once. keepBodies keeps what the tools and
+// capabilities panels show (tool costs, capabilities); without it the
+// engine holds no call bodies.
+func SessionReport(path, id string, keepBodies bool) (*checker.SessionReport, error) {
 	if path == "" {
 		return nil, errors.New("the session was not read from a file")
 	}
@@ -133,7 +129,7 @@ func SessionReport(path, id string) (*checker.SessionReport, error) {
 		return nil, err
 	}
 	defer f.Close()
-	eng := checker.New(checker.Config{KeepBodies: true, Sessions: map[string]bool{id: true}})
+	eng := checker.New(checker.Config{KeepBodies: keepBodies, Sessions: map[string]bool{id: true}})
 	err = capture.ReadLog(f, path, func(fr *capture.Frame, line int) bool {
 		return eng.Ingest(fr, checker.Position{Path: path, Name: path, Line: line})
 	}, eng.TornTail)

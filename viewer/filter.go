@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
 )
@@ -139,39 +141,111 @@ func (t *term) match(r *Row) bool {
 	case "id":
 		return r.ID != "" && strings.Trim(r.ID, `"`) == t.value
 	case "dir":
-		return r.Frame.Direction == t.value
+		return r.Direction == t.value
 	case "kind":
 		return r.Kind == t.value
 	case "status":
 		return t.matchStatus(r)
 	}
+	// The short fields first; the body (raw JSON or text) only when none
+	// of them matches.
 	return contains(r.Method, t.value) || contains(r.Tool, t.value) || contains(r.ID, t.value) ||
-		contains(r.Warning, t.value) || contains(r.Observation, t.value) ||
-		contains(r.Frame.Text, t.value) || contains(string(r.Frame.Raw), t.value)
+		contains(r.Warning(), t.value) || contains(r.Observation(), t.value) ||
+		contains(r.body, t.value)
 }
 
 func (t *term) matchStatus(r *Row) bool {
 	st := r.Status()
 	switch t.value {
 	case "http":
-		return r.Frame.Status == t.code
+		return r.HTTPStatus() == t.code
 	case "error":
-		return st == "error" || len(r.Errors) > 0 || r.Frame.Status >= 400
+		return st == "error" || len(r.Errors()) > 0 || r.HTTPStatus() >= 400
 	case "cancel":
 		// Calls the client gave up on, answered late or not.
 		return st == "call_cancelled" || st == "late_result"
 	case "warn":
-		return r.Warning != ""
+		return r.Warning() != ""
 	case "mismatch":
-		return r.Mismatch
+		return r.Mismatch()
 	case "invalid":
 		return r.Kind == checker.EventInvalid
 	}
 	return st == t.value
 }
 
-// contains is a case-insensitive substring test; sub is lowercase. (No
-// shortcut on byte lengths: lowering can lengthen a string, Ⱥ to ⱥ.)
+// contains is a case-insensitive substring test; sub is lowercase. It
+// allocates nothing: s is compared rune by rune, each lowered, so a match
+// whose lower case is longer in bytes (Ⱥ lowers to ⱥ) is found; a string
+// of ASCII only is compared byte by byte.
 func contains(s, sub string) bool {
-	return strings.Contains(strings.ToLower(s), sub)
+	if sub == "" {
+		return true
+	}
+	if s == "" {
+		return false
+	}
+	first, size := utf8.DecodeRuneInString(sub)
+	if first < utf8.RuneSelf && isASCII(s) {
+		// The fast path: one byte per character on both sides.
+		for i := 0; i+len(sub) <= len(s); i++ {
+			if lowerASCII(s[i]) == sub[0] && hasPrefixFoldASCII(s[i+1:], sub[1:]) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < len(s); {
+		c, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.ToLower(c) == first && hasPrefixFold(s[i+n:], sub[size:]) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// hasPrefixFold reports whether s, lowered rune by rune, starts with the
+// lowercase prefix.
+func hasPrefixFold(s, prefix string) bool {
+	for prefix != "" {
+		if s == "" {
+			return false
+		}
+		c, n := utf8.DecodeRuneInString(s)
+		p, m := utf8.DecodeRuneInString(prefix)
+		if unicode.ToLower(c) != p {
+			return false
+		}
+		s, prefix = s[n:], prefix[m:]
+	}
+	return true
+}
+
+func hasPrefixFoldASCII(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if lowerASCII(s[i]) != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/checker"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -115,7 +116,7 @@ func TestFilterMatch(t *testing.T) {
 		var got []string
 		for _, r := range st.Sessions[0].Rows {
 			if f.Match(r) {
-				got = append(got, strconv.FormatUint(r.Frame.Seq, 10))
+				got = append(got, strconv.FormatUint(r.Seq, 10))
 			}
 		}
 		if g := strings.Join(got, " "); g != tt.seqs {
@@ -156,5 +157,27 @@ func TestWriteTextGolden(t *testing.T) {
 				t.Errorf("stream differs from %s:\n%s", golden, b.String())
 			}
 		})
+	}
+}
+
+// TestFilterTextNoAlloc: a plain-text token matches the body case-
+// insensitively without lowering (copying) it for every row and key press.
+func TestFilterTextNoAlloc(t *testing.T) {
+	body := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("abc ", 5000) + `Needle ÄÖ KELVIN ` + "\u212ax" + `"}}`
+	r := testStrings.Row(&checker.FrameEvent{Frame: &capture.Frame{SessionID: "s", Raw: []byte(body)}, Kind: "notification", Method: "notifications/message", CallIndex: -1})
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{{"needle", true}, {"NEEDLE", true}, {"äö", true}, {"kelvin", true}, {"kx", true}, {"needles", false}, {"ÄÖx", false}} {
+		f, err := ParseFilter(tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Match(r); got != tc.want {
+			t.Errorf("%q matches %v, want %v", tc.text, got, tc.want)
+		}
+		if n := testing.AllocsPerRun(20, func() { f.Match(r) }); n != 0 {
+			t.Errorf("%q: %v allocations per match", tc.text, n)
+		}
 	}
 }

@@ -34,6 +34,14 @@ type Batch struct {
 // read again once its newline arrives. Each log has its own engine, kept
 // for as long as the log is followed, so calls that span two reads are
 // matched like in one pass.
+//
+// A frame is shown once (capture-store-export.md §5): per session id the
+// follower keeps the highest seq it has passed on and drops an envelope at
+// or below it, so a session whose frames arrive through two logs, or a log
+// deleted and written again, shows each frame once. A session that never
+// had a seq above 0 (an old or hand-made log) is not deduplicated. A log
+// that shrinks or is replaced is read again from its start; the marks drop
+// what was shown already.
 type Follower struct {
 	Dir          string
 	HistoryLimit int           // newest logs loaded at start; 0 for all
@@ -41,15 +49,71 @@ type Follower struct {
 
 	watcher *fsnotify.Watcher
 	tails   map[string]*tail
+	strs    *Interner // shared by the rows of every log
+	marks   *seqMarks
 }
 
 type tail struct {
 	path   string
 	off    int64 // bytes consumed: always just after a newline
 	lines  int   // lines consumed
+	file   os.FileInfo
 	eng    *checker.Engine
 	col    *Collector
+	marks  *seqMarks
 	broken bool
+}
+
+// seqMarks is the dedup rule of capture-store-export.md §5: per session
+// id, the highest seq passed on. The map holds at most maxMarks sessions;
+// past that the least recently touched quarter is forgotten.
+type seqMarks struct {
+	m     map[string]*seqMark
+	clock uint64
+}
+
+type seqMark struct {
+	seq     uint64
+	touched uint64
+}
+
+const maxMarks = 1000
+
+func newSeqMarks() *seqMarks { return &seqMarks{m: map[string]*seqMark{}} }
+
+// accept reports whether the envelope is new, and raises the mark.
+func (s *seqMarks) accept(session string, seq uint64) bool {
+	s.clock++
+	mk := s.m[session]
+	if mk == nil {
+		if len(s.m) >= maxMarks {
+			s.evict()
+		}
+		mk = &seqMark{}
+		s.m[strings.Clone(session)] = mk
+	}
+	mk.touched = s.clock
+	// A session that never had a seq above 0 carries none to go by.
+	if mk.seq > 0 && seq <= mk.seq {
+		return false
+	}
+	mk.seq = max(mk.seq, seq)
+	return true
+}
+
+func (s *seqMarks) evict() {
+	type kv struct {
+		id      string
+		touched uint64
+	}
+	all := make([]kv, 0, len(s.m))
+	for id, mk := range s.m {
+		all = append(all, kv{id, mk.touched})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].touched < all[j].touched })
+	for _, e := range all[:len(all)/4] {
+		delete(s.m, e.id)
+	}
 }
 
 // readWindow is how much of a log is read at a time, so that loading a
@@ -58,7 +122,7 @@ const readWindow = 16 << 20
 
 // NewFollower returns a follower of dir's *.jsonl logs.
 func NewFollower(dir string, historyLimit int) *Follower {
-	return &Follower{Dir: dir, HistoryLimit: historyLimit, tails: map[string]*tail{}}
+	return &Follower{Dir: dir, HistoryLimit: historyLimit, tails: map[string]*tail{}, strs: NewInterner(), marks: newSeqMarks()}
 }
 
 // Start creates the directory if needed and begins watching it. Call it
@@ -129,11 +193,17 @@ func (f *Follower) History(each func(Batch)) error {
 func (f *Follower) follow(path string) *tail {
 	t := f.tails[path]
 	if t == nil {
-		t = &tail{path: path, col: &Collector{Path: path}}
-		t.eng = checker.New(t.col.Config(checker.Config{}))
+		t = &tail{path: path, col: &Collector{Path: path, Strings: f.strs}, marks: f.marks}
+		t.restart()
 		f.tails[path] = t
 	}
 	return t
+}
+
+// restart reads the log again from its start with a new engine.
+func (t *tail) restart() {
+	t.off, t.lines, t.file = 0, 0, nil
+	t.eng = checker.New(t.col.Config(checker.Config{}))
 }
 
 // drain reads t until it has nothing new, handing over each part.
@@ -241,9 +311,12 @@ func (t *tail) read() (changes []Change, more bool, err error) {
 		return nil, false, err
 	}
 	size := info.Size()
-	if size < t.off {
-		return nil, false, errors.New("the log shrank (truncated or replaced)")
+	if size < t.off || (t.file != nil && !os.SameFile(t.file, info)) {
+		// Truncated or replaced: read it again from the start; the seq
+		// marks keep the frames shown already from showing twice.
+		t.restart()
 	}
+	t.file = info
 	for window := int64(readWindow); ; window *= 2 {
 		n := min(size-t.off, window)
 		if n <= 0 {
@@ -283,6 +356,9 @@ func (t *tail) ingest(chunk []byte) error {
 			continue
 		case err != nil:
 			return err
+		}
+		if !t.marks.accept(fr.SessionID, fr.Seq) {
+			continue // shown already (§5 dedup)
 		}
 		t.eng.Ingest(&fr, checker.Position{Path: t.path, Name: t.path, Line: t.lines + line})
 	}

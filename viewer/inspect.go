@@ -11,29 +11,28 @@ import (
 
 const inspectPrefix = "frame #"
 
-func inspectTitle(r *Row) string { return fmt.Sprintf("%s%d", inspectPrefix, r.Frame.Seq) }
+func inspectTitle(r *Row) string { return fmt.Sprintf("%s%d", inspectPrefix, r.Seq) }
 
 func isInspector(title string) bool { return strings.HasPrefix(title, inspectPrefix) }
 
 // inspect is the inspector page of one frame: what the engine made of it,
 // the envelope's metadata, then the body, JSON pretty-printed.
 func inspect(r *Row, l Limits) string {
-	f := &r.Frame
 	var b strings.Builder
 	field := func(name, value string) {
 		if value != "" {
 			fmt.Fprintf(&b, "%-13s %s\n", name, value)
 		}
 	}
-	field("session", f.SessionID)
-	field("label", f.ServerLabel)
-	if r.Source != "" {
-		field("log", fmt.Sprintf("%s line %d", r.Source, r.Line))
+	field("session", r.SessionID())
+	field("label", r.Label())
+	if r.Source() != "" {
+		field("log", fmt.Sprintf("%s line %d", r.Source(), r.Line))
 	}
-	field("seq", fmt.Sprint(f.Seq))
-	field("time", f.TS.Format(time.RFC3339Nano))
-	field("direction", f.Direction)
-	field("transport", f.Transport)
+	field("seq", fmt.Sprint(r.Seq))
+	field("time", r.Time().Format(time.RFC3339Nano))
+	field("direction", r.Direction)
+	field("transport", r.Transport())
 	field("kind", r.Kind)
 	field("method", r.Method)
 	field("tool", r.Tool)
@@ -45,62 +44,64 @@ func inspect(r *Row, l Limits) string {
 		}
 		field("call", c)
 	}
-	if f.Status != 0 {
-		field("http status", fmt.Sprint(f.Status))
+	if r.status != 0 {
+		field("http status", fmt.Sprint(r.status))
 	}
-	field("auth challenge", f.AuthChallenge)
-	field("conn", f.ConnID)
-	field("content type", f.ContentType)
-	field("accept", f.Accept)
-	field("origin", f.Origin)
-	field("Mcp-Method", f.McpMethod)
-	field("Mcp-Name", f.McpName)
-	field("MCP-Protocol", f.McpProtocolVersion)
-	for _, h := range f.McpParamHeaders {
-		field(h.Name, h.Value)
+	if h := r.http; h != nil {
+		field("auth challenge", h.authChallenge)
+		field("conn", h.connID)
+		field("content type", h.contentType)
+		field("accept", h.accept)
+		field("origin", h.origin)
+		field("Mcp-Method", h.mcpMethod)
+		field("Mcp-Name", h.mcpName)
+		field("MCP-Protocol", h.protocol)
 	}
-	if len(f.ReplyTo) > 0 {
-		field("reply to", string(f.ReplyTo))
+	if x := r.extra; x != nil {
+		for _, h := range x.params {
+			field(h.Name, h.Value)
+		}
+		field("reply to", x.replyTo)
 	}
-	field("errors", strings.Join(r.Errors, "; "))
-	field("warning", r.Warning)
-	if r.Mismatch {
+	field("errors", strings.Join(r.Errors(), "; "))
+	field("warning", r.Warning())
+	if r.Mismatch() {
 		field("mismatch", "routing headers disagree with the body (or a -32020 rejection)")
 	}
-	field("observation", r.Observation)
-	field("deprecated", r.Deprecated)
+	field("observation", r.Observation())
+	field("deprecated", r.Deprecated())
 	var flags []string
-	if f.Batch {
+	if r.flags&flagBatch != 0 {
 		flags = append(flags, "batch element")
 	}
-	if f.Truncated {
+	if r.Truncated() {
 		flags = append(flags, "truncated at 16 MiB")
 	}
-	if f.Redacted {
+	if r.flags&flagRedacted != 0 {
 		flags = append(flags, "redacted")
 	}
 	field("flags", strings.Join(flags, ", "))
 	b.WriteString("\n")
 	switch {
-	case r.Released:
+	case r.Released():
 		budget := ""
 		if l.BodyBytes > 0 {
 			budget = fmt.Sprintf(" (%d MiB of bodies, %d frames)", l.BodyBytes>>20, l.MaxFrames)
 		}
 		fmt.Fprintf(&b, "The body of this frame was released to keep the live view within its memory budget%s.\n", budget)
-		if r.Source != "" {
-			fmt.Fprintf(&b, "The log still holds it: line %d of %s (mcpsnoop open %s shows it).\n", r.Line, r.Source, r.Source)
+		if r.Source() != "" {
+			fmt.Fprintf(&b, "The log still holds it: line %d of %s (mcpsnoop open %s shows it).\n", r.Line, r.Source(), r.Source())
 		}
-	case len(f.Raw) > 0:
+	case r.flags&flagText == 0 && r.body != "":
 		var out bytes.Buffer
-		if json.Indent(&out, f.Raw, "", "  ") == nil {
+		if json.Indent(&out, []byte(r.body), "", "  ") == nil {
 			b.WriteString(capBody(out.String(), r))
 		} else {
-			b.WriteString(capBody(string(f.Raw), r))
+			b.WriteString(capBody(r.body, r))
 		}
-	case f.Text != "":
-		b.WriteString(capBody(f.Text, r))
-	case f.Status != 0:
+	case r.body != "":
+		b.WriteString(capBody(r.body, r))
+	case r.status != 0:
 		b.WriteString("(no body: a bare HTTP status)\n")
 	default:
 		b.WriteString("(empty)\n")
@@ -136,8 +137,8 @@ func capBody(body string, r *Row) string {
 	}
 	if rest != "" {
 		fmt.Fprintf(&b, "… %d more bytes not shown", len(rest))
-		if r.Source != "" {
-			fmt.Fprintf(&b, "; the whole frame is line %d of %s", r.Line, r.Source)
+		if r.Source() != "" {
+			fmt.Fprintf(&b, "; the whole frame is line %d of %s", r.Line, r.Source())
 		}
 		b.WriteString("\n")
 	}

@@ -23,9 +23,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch m.screen {
 	case screenSessions:
-		m.sessionsKey(s)
+		return m.sessionsKey(s)
 	case screenStream:
-		m.streamKey(s)
+		return m.streamKey(s)
 	case screenDetail:
 		return m.detailKey(k)
 	}
@@ -35,7 +35,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 // panelKeys name the panels.
 var panelKeys = map[string]string{"t": "tools", "c": "capabilities", "i": "interactions", "l": "elicitations"}
 
-func (m *Model) sessionsKey(s string) {
+func (m *Model) sessionsKey(s string) tea.Cmd {
+	var cmd tea.Cmd
 	list := m.sessionsInOrder()
 	switch s {
 	case "up", "k":
@@ -52,13 +53,15 @@ func (m *Model) sessionsKey(s string) {
 		}
 	default:
 		if p, ok := panelKeys[s]; ok {
-			m.panel(p)
+			cmd = m.panel(p)
 		}
 	}
 	m.scrollIntoView()
+	return cmd
 }
 
-func (m *Model) streamKey(s string) {
+func (m *Model) streamKey(s string) tea.Cmd {
+	var cmd tea.Cmd
 	page := m.streamHeight()
 	last := max(len(m.rows)-1, 0)
 	move := func(to int) {
@@ -110,17 +113,34 @@ func (m *Model) streamKey(s string) {
 		}
 	default:
 		if p, ok := panelKeys[s]; ok {
-			m.panel(p)
+			cmd = m.panel(p)
 		}
 	}
 	m.scrollIntoView()
+	return cmd
 }
+
+// horizontalStep is how many columns left and right scroll a page.
+const horizontalStep = 8
 
 func (m *Model) detailKey(k tea.KeyPressMsg) tea.Cmd {
 	switch s := k.String(); s {
-	case "esc", "enter", "backspace", "left":
+	case "esc", "enter", "backspace":
 		m.screen = m.back
+		m.panelReq++ // a panel still loading is not wanted any more
 		m.scrollIntoView()
+		return nil
+	case "left":
+		m.vp.ScrollLeft(horizontalStep)
+		return nil
+	case "right":
+		m.vp.ScrollRight(horizontalStep)
+		return nil
+	case "home", "g":
+		m.vp.GotoTop()
+		return nil
+	case "end", "G":
+		m.vp.GotoBottom()
 		return nil
 	case "n", "p":
 		// Step through the stream without leaving the inspector.
@@ -136,8 +156,7 @@ func (m *Model) detailKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	default:
 		if p, ok := panelKeys[s]; ok {
-			m.panel(p)
-			return nil
+			return m.panel(p)
 		}
 	}
 	var cmd tea.Cmd

@@ -56,7 +56,21 @@ type Model struct {
 	notice string
 
 	// report builds the panels' summary of a session (tests replace it).
-	report func(*Session) (*checker.SessionReport, error)
+	// It runs as a command, off the UI's goroutine, when the session has
+	// no Report of its own (the live view re-reads the log).
+	report func(s *Session, which string) (*checker.SessionReport, error)
+	// panelReq numbers the panel requests: a result that is not the
+	// latest one's is ignored.
+	panelReq int
+}
+
+// panelMsg is a panel's content, built off the UI's goroutine.
+type panelMsg struct {
+	req   int
+	which string
+	sess  *Session
+	rep   *checker.SessionReport
+	err   error
 }
 
 // New returns a viewer over st.
@@ -77,11 +91,13 @@ func New(st *Store, o Options) *Model {
 	return m
 }
 
-func defaultReport(s *Session) (*checker.SessionReport, error) {
+func defaultReport(s *Session, which string) (*checker.SessionReport, error) {
 	if s.Report != nil {
 		return s.Report, nil
 	}
-	return SessionReport(s.Path, s.ID)
+	// Only the tools and capabilities panels show what the engine keeps
+	// of bodies (tool costs, capabilities).
+	return SessionReport(s.Path, s.ID, which == "tools" || which == "capabilities")
 }
 
 // Init starts nothing: the follower sends batches from outside.
@@ -97,6 +113,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.scrollIntoView()
 	case Batch:
 		m.applyBatch(msg)
+	case panelMsg:
+		m.panelDone(msg)
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	}
@@ -172,7 +190,7 @@ func (m *Model) refilter() {
 				m.cursor = i
 				break
 			}
-			if r.Frame.Seq <= cur.Frame.Seq {
+			if r.Seq <= cur.Seq {
 				m.cursor = i
 			}
 		}
@@ -226,18 +244,44 @@ func (m *Model) selected() *Row {
 	return m.rows[m.cursor]
 }
 
-// panel opens one of the session panels.
-func (m *Model) panel(which string) {
+// panel opens one of the session panels. A session read whole has its
+// report at hand; otherwise the log is read again by a command, the page
+// says "loading..." meanwhile and keys keep working.
+func (m *Model) panel(which string) tea.Cmd {
 	s := m.currentSession()
 	if s == nil {
+		return nil
+	}
+	m.panelReq++
+	req, report := m.panelReq, m.report
+	if s.Report != nil {
+		m.panelDone(panelMsg{req: req, which: which, sess: s, rep: s.Report})
+		return nil
+	}
+	m.showPage(which+" · "+s.ID, "loading...\n")
+	return func() tea.Msg {
+		rep, err := report(s, which)
+		return panelMsg{req: req, which: which, sess: s, rep: rep, err: err}
+	}
+}
+
+// panelDone shows a panel that was built, unless another page was asked
+// for meanwhile.
+func (m *Model) panelDone(msg panelMsg) {
+	if msg.req != m.panelReq {
+		return // stale: the user moved on
+	}
+	if msg.sess.Report == nil && (m.screen != screenDetail || m.detailTitle != msg.which+" · "+msg.sess.ID) {
+		return // the loading page was left
+	}
+	if msg.err != nil {
+		if m.screen == screenDetail {
+			m.screen = m.back
+		}
+		m.notice = fmt.Sprintf("cannot build the %s panel: %v", msg.which, msg.err)
 		return
 	}
-	rep, err := m.report(s)
-	if err != nil {
-		m.notice = fmt.Sprintf("cannot build the %s panel: %v", which, err)
-		return
-	}
-	title, body := panelContent(which, s, rep)
+	title, body := panelContent(msg.which, msg.sess, msg.rep)
 	m.showPage(title, body)
 }
 

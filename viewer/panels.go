@@ -216,8 +216,9 @@ Panels (from the list, the stream or another panel)
   l            elicitations: what the server asked the user, and what they did
 
 Inspector and panels
-  ↑/↓ pgup/pgdown  scroll        n/p  next/previous frame (inspector)
-  esc          back
+  ↑/↓ pgup/pgdown  scroll        ←/→  scroll sideways
+  g/G home/end     top/bottom    n/p  next/previous frame (inspector)
+  esc backspace    back
 
   ?            this page         q    quit (ctrl+c anywhere)
 

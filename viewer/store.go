@@ -4,28 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 )
-
-// Row is one frame of a session as the engine judged it.
-type Row struct {
-	// Frame is a copy of the envelope. Its Raw and Text are cleared when
-	// the store releases the body (Released).
-	Frame    capture.Frame
-	Released bool
-	// Source names the log the frame was read from, Line its line there.
-	Source string
-	Line   int
-
-	Kind, Method, Tool, ID           string
-	Warning, Observation, Deprecated string
-	Errors                           []string
-	Mismatch                         bool
-	CallIndex                        int // -1 when the frame belongs to no call
-
-	call *Call
-}
 
 // Call is what the view knows of one call: pending until the engine
 // reports how it ended.
@@ -34,32 +14,8 @@ type Call struct {
 	Status      string // pending until the engine's record arrives
 	Duration    time.Duration
 	HasDuration bool
-	Done        bool // the record arrived
-	rows        int  // rows still held that belong to it
-}
-
-// Status is the row's status column: its call's status (pending, ok,
-// error, ...) when it belongs to one; "invalid" for a frame that is not
-// JSON-RPC; "error" for a frame the engine counted an error on (an
-// unmatched error response, an HTTP failure); otherwise empty.
-func (r *Row) Status() string {
-	switch {
-	case r.call != nil:
-		return r.call.Status
-	case r.Kind == checker.EventInvalid:
-		return "invalid"
-	case len(r.Errors) > 0:
-		return "error"
-	}
-	return ""
-}
-
-// Duration is the call's duration, when it has one.
-func (r *Row) Duration() (time.Duration, bool) {
-	if r.call == nil || !r.call.HasDuration {
-		return 0, false
-	}
-	return r.call.Duration, true
+	Done        bool  // the record arrived
+	rows        int32 // rows still held that belong to it
 }
 
 // Session is one captured session.
@@ -109,7 +65,7 @@ type Store struct {
 
 	bodyBytes int64
 	bodies    fifo // rows holding a body, oldest first
-	rows      fifo // every row held, oldest first
+	rows      fifo // every row held, oldest first (of every session)
 	held      int
 }
 
@@ -155,39 +111,39 @@ func (s *Store) Apply(changes []Change) {
 func (s *Store) addRow(sid string, c Change) {
 	ss := s.session(sid)
 	r := c.Row
-	f := &r.Frame
-	if ss.Label == "" || f.ServerLabel != "" {
-		ss.Label = f.ServerLabel
+	if ss.Label == "" || r.Label() != "" {
+		ss.Label = r.Label()
 	}
 	if ss.Transport == "" {
-		ss.Transport = f.Transport
+		ss.Transport = r.Transport()
 	}
 	if ss.Path == "" {
 		ss.Path = c.Path
 	}
-	if ss.First.IsZero() {
-		ss.First = f.TS
+	if ts := r.Time(); ss.First.IsZero() {
+		ss.First, ss.Last = ts, ts
+	} else {
+		ss.Last = ts
 	}
-	ss.Last = f.TS
 	if r.Kind == checker.EventMeta {
 		var m struct {
 			Command []string `json:"command"`
 			Cwd     string   `json:"cwd"`
 		}
-		if json.Unmarshal(f.Raw, &m) == nil {
+		if json.Unmarshal(r.Raw(), &m) == nil {
 			ss.Command, ss.Cwd = m.Command, m.Cwd
 		}
 		return // the meta frame is the session's description, not traffic
 	}
 	ss.Frames++
-	if len(r.Errors) > 0 {
+	if len(r.Errors()) > 0 {
 		ss.Errors++
 	}
-	if r.Warning != "" {
+	if r.Warning() != "" {
 		ss.Warnings++
 	}
 	if r.CallIndex >= 0 {
-		r.call = ss.call(r.CallIndex)
+		r.call = ss.call(int(r.CallIndex))
 		r.call.rows++
 		// The engine holds a cancelled call's record back until its late
 		// answer or the end of the session, which a followed log never
@@ -200,10 +156,10 @@ func (s *Store) addRow(sid string, c Change) {
 	}
 	ss.Rows = append(ss.Rows, r)
 	s.held++
-	s.rows.push(r, ss)
-	if n := bodySize(r); n > 0 {
+	s.rows.push(r)
+	if n := len(r.body); n > 0 {
 		s.bodyBytes += int64(n)
-		s.bodies.push(r, ss)
+		s.bodies.push(r)
 	}
 	s.enforce()
 }
@@ -228,32 +184,34 @@ func (s *Store) endCall(sid string, e *CallEnd) {
 	c.Status, c.Duration, c.HasDuration, c.Done = e.Status, e.Duration, e.HasDuration, true
 }
 
-func bodySize(r *Row) int { return len(r.Frame.Raw) + len(r.Frame.Text) }
-
 // enforce releases bodies and drops rows past the limits, oldest first.
 func (s *Store) enforce() {
 	for s.Limits.BodyBytes > 0 && s.bodyBytes > s.Limits.BodyBytes && s.bodies.len() > 0 {
-		r, _ := s.bodies.pop()
-		if r.Released {
+		r := s.bodies.pop()
+		if r.Released() {
 			continue
 		}
-		s.bodyBytes -= int64(bodySize(r))
-		r.Frame.Raw, r.Frame.Text, r.Released = nil, "", true
+		s.bodyBytes -= int64(len(r.body))
+		r.release()
 	}
 	for s.Limits.MaxFrames > 0 && s.held > s.Limits.MaxFrames && s.rows.len() > 0 {
-		r, ss := s.rows.pop()
+		r := s.rows.pop()
+		ss := s.byID[r.SessionID()]
 		// A session's rows are appended in order, so its oldest row is
 		// the globally oldest one of that session.
-		if len(ss.Rows) > 0 && ss.Rows[0] == r {
+		if ss != nil && len(ss.Rows) > 0 && ss.Rows[0] == r {
 			ss.Rows[0] = nil
 			ss.Rows = ss.Rows[1:]
 		}
-		ss.Dropped++
 		s.held--
-		if !r.Released {
-			s.bodyBytes -= int64(bodySize(r))
-			r.Frame.Raw, r.Frame.Text, r.Released = nil, "", true
+		if !r.Released() {
+			s.bodyBytes -= int64(len(r.body))
+			r.release()
 		}
+		if ss == nil {
+			continue
+		}
+		ss.Dropped++
 		if c := r.call; c != nil {
 			c.rows--
 			if c.rows == 0 && c.Done {
@@ -263,28 +221,23 @@ func (s *Store) enforce() {
 	}
 }
 
-// fifo is a queue of rows with the session each belongs to.
+// fifo is a queue of rows.
 type fifo struct {
-	items []fifoItem
+	items []*Row
 	head  int
 }
 
-type fifoItem struct {
-	r *Row
-	s *Session
-}
-
-func (q *fifo) push(r *Row, s *Session) { q.items = append(q.items, fifoItem{r, s}) }
+func (q *fifo) push(r *Row) { q.items = append(q.items, r) }
 
 func (q *fifo) len() int { return len(q.items) - q.head }
 
-func (q *fifo) pop() (*Row, *Session) {
-	it := q.items[q.head]
-	q.items[q.head] = fifoItem{}
+func (q *fifo) pop() *Row {
+	r := q.items[q.head]
+	q.items[q.head] = nil
 	q.head++
 	if q.head > 1024 && q.head*2 > len(q.items) {
-		q.items = append([]fifoItem(nil), q.items[q.head:]...)
+		q.items = append([]*Row(nil), q.items[q.head:]...)
 		q.head = 0
 	}
-	return it.r, it.s
+	return r
 }

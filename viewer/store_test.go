@@ -5,10 +5,14 @@ import (
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/checker"
 )
 
+var testStrings = NewInterner()
+
 func testRow(seq uint64, call int, body string) *Row {
-	return &Row{Frame: capture.Frame{SessionID: "s", Seq: seq, Direction: "c2s", Raw: []byte(body)}, Kind: "request", CallIndex: call, Source: "s.jsonl", Line: int(seq)}
+	f := &capture.Frame{SessionID: "s", Seq: seq, Direction: "c2s", Raw: []byte(body)}
+	return testStrings.Row(&checker.FrameEvent{Frame: f, Kind: "request", CallIndex: call, Pos: checker.Position{Name: "s.jsonl", Line: int(seq)}})
 }
 
 // TestStoreLimits: past the body budget the oldest bodies are released
@@ -24,7 +28,7 @@ func TestStoreLimits(t *testing.T) {
 	s := st.Session("s")
 	released := 0
 	for _, r := range s.Rows {
-		if r.Released {
+		if r.Released() {
 			released++
 		}
 	}
@@ -44,8 +48,8 @@ func TestStoreLimits(t *testing.T) {
 	for i := 5; i <= 7; i++ {
 		st.Apply([]Change{{SessionID: "s", Row: testRow(uint64(i), -1, body)}})
 	}
-	if len(s.Rows) != 5 || s.Dropped != 2 || s.Frames != 7 || st.Held() != 5 || s.Rows[0].Frame.Seq != 3 {
-		t.Errorf("frame limit: %d rows from seq %d, %d dropped, %d frames counted", len(s.Rows), s.Rows[0].Frame.Seq, s.Dropped, s.Frames)
+	if len(s.Rows) != 5 || s.Dropped != 2 || s.Frames != 7 || st.Held() != 5 || s.Rows[0].Seq != 3 {
+		t.Errorf("frame limit: %d rows from seq %d, %d dropped, %d frames counted", len(s.Rows), s.Rows[0].Seq, s.Dropped, s.Frames)
 	}
 	if _, ok := s.calls[1]; ok {
 		t.Error("a finished call whose rows all went is forgotten")

@@ -78,8 +78,8 @@ func rowCells(r *Row) []string {
 		dur = FormatDuration(d)
 	}
 	return []string{
-		"#" + strconv.FormatUint(r.Frame.Seq, 10), r.Frame.TS.Format("15:04:05.000"),
-		r.Frame.Direction, r.Kind, r.Method, r.Tool, r.ID, statusCell(r), dur,
+		"#" + strconv.FormatUint(r.Seq, 10), r.Time().Format("15:04:05.000"),
+		r.Direction, r.Kind, r.Method, r.Tool, r.ID, statusCell(r), dur,
 	}
 }
 
@@ -87,7 +87,7 @@ func rowCells(r *Row) []string {
 // of a response that was not a plain 200.
 func statusCell(r *Row) string {
 	s := r.Status()
-	if code := r.Frame.Status; code != 0 && code != 200 {
+	if code := r.HTTPStatus(); code != 0 && code != 200 {
 		if s == "" {
 			return strconv.Itoa(code)
 		}
@@ -99,26 +99,26 @@ func statusCell(r *Row) string {
 // rowNote is what the engine remarked on the frame, most pressing first.
 func rowNote(r *Row) string {
 	var parts []string
-	if len(r.Errors) > 0 {
-		parts = append(parts, "error: "+strings.Join(r.Errors, "; "))
+	if errs := r.Errors(); len(errs) > 0 {
+		parts = append(parts, "error: "+strings.Join(errs, "; "))
 	}
-	if r.Warning != "" {
-		parts = append(parts, "warning: "+r.Warning)
+	if w := r.Warning(); w != "" {
+		parts = append(parts, "warning: "+w)
 	}
-	if r.Mismatch {
+	if r.Mismatch() {
 		parts = append(parts, "mismatch")
 	}
-	if r.Observation != "" {
-		parts = append(parts, r.Observation)
+	if o := r.Observation(); o != "" {
+		parts = append(parts, o)
 	}
-	if r.Deprecated != "" {
-		parts = append(parts, "deprecated: "+r.Deprecated)
+	if d := r.Deprecated(); d != "" {
+		parts = append(parts, "deprecated: "+d)
 	}
-	if r.Frame.Truncated {
+	if r.Truncated() {
 		parts = append(parts, "truncated")
 	}
-	if r.Kind == "stderr" || r.Kind == "invalid" || (r.Kind == "transport" && r.Frame.Text != "") {
-		if t := oneLine(r.Frame.Text, 60); t != "" {
+	if r.Kind == "stderr" || r.Kind == "invalid" || (r.Kind == "transport" && r.Text() != "") {
+		if t := oneLine(r.Text(), 60); t != "" {
 			parts = append(parts, strconv.Quote(t))
 		}
 	}

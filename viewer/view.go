@@ -159,9 +159,9 @@ func (m *Model) viewStream() string {
 		switch {
 		case i == m.cursor:
 			line = styleSelected.Render(line)
-		case r.Status() == "error" || len(r.Errors) > 0 || r.Kind == "invalid":
+		case r.Status() == "error" || len(r.Errors()) > 0 || r.Kind == "invalid":
 			line = styleError.Render(line)
-		case r.Warning != "" || r.Mismatch:
+		case r.Warning() != "" || r.Mismatch():
 			line = styleWarn.Render(line)
 		case r.Status() == "pending":
 			line = stylePending.Render(line)
@@ -211,9 +211,9 @@ func (m *Model) viewDetail() string {
 	for n := strings.Count(b.String(), "\n"); n < m.height-1; n++ {
 		b.WriteString("\n")
 	}
-	keys := "↑/↓ scroll · esc back · t tools · c capabilities · i interactions · l elicitations · q quit"
+	keys := "↑/↓ ←/→ scroll · g/G top/bottom · esc back · t tools · c capabilities · i interactions · l elicitations · q quit"
 	if isInspector(m.detailTitle) {
-		keys = "↑/↓ scroll · n/p next/previous frame · esc back · q quit"
+		keys = "↑/↓ ←/→ scroll · g/G top/bottom · n/p next/previous frame · esc back · q quit"
 	}
 	b.WriteString(m.footer(keys))
 	return b.String()
