@@ -94,3 +94,17 @@ type IndexedRecords interface {
 	// At returns slot i; b stays valid until the next At or Each.
 	At(i int) (b []byte, err error)
 }
+
+// EachKept calls fn with every non-empty slot of r, in order: i is the
+// slot's index (a call's index for Session.Calls), n how many slots fn was
+// called with before (n > 0: a separator is due), b as for Each.
+func EachKept(r Records, fn func(i, n int, b []byte) error) error {
+	n := 0
+	return r.Each(func(i int, b []byte) error {
+		if len(b) == 0 {
+			return nil
+		}
+		n++
+		return fn(i, n-1, b)
+	})
+}

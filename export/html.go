@@ -238,15 +238,10 @@ func (h *HTML) Session(w io.Writer, s *Session) error {
 		recs Records
 	}{{"calls", s.Calls}, {"events", s.Events}} {
 		bw.WriteString(`,"` + part.key + `":[`)
-		n := 0
-		err := part.recs.Each(func(_ int, b []byte) error {
-			if len(b) == 0 {
-				return nil
-			}
+		err := EachKept(part.recs, func(_, n int, b []byte) error {
 			if n > 0 {
 				bw.WriteByte(',')
 			}
-			n++
 			_, err := bw.Write(b)
 			return err
 		})

@@ -113,15 +113,12 @@ type member struct {
 // indenting each compact record.
 func (f *JSON) writeRecords(bw *bufio.Writer, key string, recs Records) error {
 	bw.WriteString(",\n  \"" + key + "\": [")
-	n := 0
-	err := recs.Each(func(_ int, b []byte) error {
-		if len(b) == 0 {
-			return nil
-		}
+	kept := false
+	err := EachKept(recs, func(_, n int, b []byte) error {
 		if n > 0 {
 			bw.WriteByte(',')
 		}
-		n++
+		kept = true
 		f.buf = appendIndent(append(f.buf[:0], "\n    "...), b, recordDepth)
 		_, err := bw.Write(f.buf)
 		return err
@@ -129,7 +126,7 @@ func (f *JSON) writeRecords(bw *bufio.Writer, key string, recs Records) error {
 	if err != nil {
 		return err
 	}
-	if n > 0 {
+	if kept {
 		bw.WriteString("\n  ")
 	}
 	bw.WriteString("]")

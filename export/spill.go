@@ -82,7 +82,9 @@ func (s *spill) flush() error {
 		s.f, s.unlinked = f, os.Remove(f.Name()) == nil
 		s.writes, s.free, s.done = make(chan []byte, 2), make(chan []byte, 2), make(chan error, 1)
 		s.free <- make([]byte, 0, s.budget)
-		go s.writer()
+		// The writer gets its file and channels as arguments: settle may
+		// clear s.writes before the goroutine first runs.
+		go writer(s.f, s.writes, s.free, s.done)
 	}
 	if len(s.mem) == 0 {
 		return nil
@@ -103,17 +105,17 @@ func (s *spill) flush() error {
 
 // writer writes the buffers handed to it, in order, and hands them back.
 // After an error it drops the rest and reports the error when done.
-func (s *spill) writer() {
+func writer(f *os.File, writes <-chan []byte, free chan<- []byte, done chan<- error) {
 	var err error
-	for b := range s.writes {
+	for b := range writes {
 		if err == nil {
-			if _, werr := s.f.Write(b); werr != nil {
+			if _, werr := f.Write(b); werr != nil {
 				err = fmt.Errorf("export spill file: %w", werr)
 			}
 		}
-		s.free <- b
+		free <- b
 	}
-	s.done <- err
+	done <- err
 }
 
 // settle waits until everything handed to the writer is in the file; the

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSpillRoundTrip writes interleaved records of two sessions and calls
@@ -106,5 +108,36 @@ func TestSpillLeavesNoFile(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// TestSpillSettleBeforeWriterRuns: a spill read back right after its first
+// flush, before the file writer's goroutine was ever scheduled, still
+// settles (the writer used to read its channel from the spill, which
+// settle had already cleared, and both waited for ever).
+func TestSpillSettleBeforeWriterRuns(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	done := make(chan error, 1)
+	go func() {
+		for range 50 {
+			sp := newSpill(t.TempDir(), 16)
+			r := &eventRecords{sp: sp}
+			r.add([]byte(strings.Repeat("y", 20))) // one flush (of 16 bytes) starts the writer
+			err := r.Each(func(int, []byte) error { return nil })
+			sp.close()
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the spill deadlocked settling before its writer ran")
 	}
 }

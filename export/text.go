@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/report"
 )
 
 // Text is the text format (capture-store-export.md 7.3): per session a
@@ -175,8 +176,11 @@ func (t *Text) Session(w io.Writer, s *Session) error {
 	if err != nil {
 		return err
 	}
-	writeInteractions(bw, r)
-	writeElicitations(bw, r)
+	// The multi-round-trip operations with the server's and the client's
+	// share of each, hop by hop; then the questions put to the user (never
+	// a submitted value).
+	writeSection(bw, "interactions", r.Interactions, report.InteractionLines, r.InteractionsTruncated, "interactions")
+	writeSection(bw, "elicitations", r.Elicitations, report.ElicitationLines, r.ElicitationsTruncated, "elicitations")
 	return bw.Flush()
 }
 
@@ -249,103 +253,35 @@ func writeSchemaFindings(w *bufio.Writer, r *checker.SessionReport) {
 	w.WriteString("\n")
 }
 
-// writeInteractions lists the multi-round-trip operations with the
-// server's and the client's share of each, hop by hop.
-func writeInteractions(w *bufio.Writer, r *checker.SessionReport) {
-	if len(r.Interactions) == 0 {
+// writeSection lists a session's items under a title, each as its lines
+// (report.InteractionLines, report.ElicitationLines), then how many more
+// the engine left out; nothing when there are none.
+func writeSection[T any](w *bufio.Writer, title string, items []T, lines func(T) []string, more int, noun string) {
+	if len(items) == 0 {
 		return
 	}
-	w.WriteString("interactions:\n")
-	for _, it := range r.Interactions {
-		fmt.Fprintf(w, "  %s (id %s): %d round trips, %s wall clock = %s server + %s client, %s\n",
-			subject(it.Method, it.Name), it.RootID, it.RoundTrips, msText(it.DurationMs),
-			msText(it.ServerTimeMs), msText(it.ClientTurnaroundMs), it.Outcome)
-		for i, h := range it.Hops {
-			var parts []string
-			if i > 0 {
-				parts = append(parts, "client "+msText(h.ClientTurnaroundMs))
-			}
-			if h.ResponseTS != "" {
-				parts = append(parts, "server "+msText(h.ServerTimeMs))
-			} else {
-				parts = append(parts, "no answer")
-			}
-			if len(h.Asked) > 0 {
-				parts = append(parts, "asked "+strings.Join(h.Asked, ", "))
-			}
-			fmt.Fprintf(w, "    hop %d (id %s): %s\n", i+1, h.RequestID, strings.Join(parts, ", "))
-		}
-		if it.HopsTruncated {
-			fmt.Fprintf(w, "    (hops past the first %d not listed)\n", len(it.Hops))
-		}
+	w.WriteString(title + ":\n")
+	for _, it := range items {
+		writeIndented(w, lines(it))
 	}
-	if r.InteractionsTruncated > 0 {
-		fmt.Fprintf(w, "  (%d more interactions not listed)\n", r.InteractionsTruncated)
+	if more > 0 {
+		fmt.Fprintf(w, "  (%d more %s not listed)\n", more, noun)
 	}
 	w.WriteString("\n")
 }
 
-// writeElicitations lists the questions put to the user: what they
-// interrupted, the mode and key, what the user did and when, then the form's
-// fields or the url. A submitted value is never shown.
-func writeElicitations(w *bufio.Writer, r *checker.SessionReport) {
-	if len(r.Elicitations) == 0 {
-		return
-	}
-	w.WriteString("elicitations:\n")
-	for _, e := range r.Elicitations {
-		key := e.Key
-		if key == "" {
-			key = "(id " + e.RootID + ")"
+// writeIndented writes an item's lines under its section: the first
+// indented by two spaces, its details by four.
+func writeIndented(w *bufio.Writer, lines []string) {
+	for i, l := range lines {
+		if i == 0 {
+			w.WriteString("  ")
+		} else {
+			w.WriteString("    ")
 		}
-		fmt.Fprintf(w, "  %s (id %s) [%s] %s: %s\n", subject(e.Method, e.Name), e.RootID, e.Mode, key, elicitOutcome(&e))
-		if e.Message != "" {
-			cut := ""
-			if e.MessageTruncated {
-				cut = " (cut)"
-			}
-			fmt.Fprintf(w, "    message %q%s\n", e.Message, cut)
-		}
-		if e.Mode == "url" {
-			fmt.Fprintf(w, "    url %s (host %s)\n", e.URL, e.Host)
-		}
-		for _, f := range e.Fields {
-			fmt.Fprintf(w, "    field %s %s\n", f.Name, f.Type)
-		}
-		if e.FieldsTruncated {
-			w.WriteString("    (more fields not listed)\n")
-		}
+		w.WriteString(l)
+		w.WriteByte('\n')
 	}
-	if r.ElicitationsTruncated > 0 {
-		fmt.Fprintf(w, "  (%d more elicitations not listed)\n", r.ElicitationsTruncated)
-	}
-	w.WriteString("\n")
-}
-
-func elicitOutcome(e *checker.Elicitation) string {
-	if e.Pending {
-		return "pending"
-	}
-	out := e.Action
-	if out == "" {
-		out = "answered"
-	}
-	if e.ElapsedMs != nil {
-		out += " after " + msText(*e.ElapsedMs)
-	}
-	return out
-}
-
-func subject(method, name string) string {
-	if name != "" {
-		return method + " " + name
-	}
-	return method
-}
-
-// msText renders milliseconds as a Go duration ("1.2s", "400ms").
-func msText(ms float64) string {
-	return time.Duration(ms * float64(time.Millisecond)).Round(time.Millisecond).String()
 }
 
 // indexed returns r with random access, reading it into memory when it

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
 )
@@ -112,40 +111,11 @@ func WriteDrift(w io.Writer, drift []checker.DriftEntry) {
 // server's and the client's share of each, hop by hop.
 func writeInteractions(w io.Writer, s *checker.SessionReport) {
 	for _, it := range s.Interactions {
-		subject := it.Method
-		if it.Name != "" {
-			subject += " " + it.Name
-		}
-		fmt.Fprintf(w, "interaction %s (id %s): %d round trips, %s wall clock = %s server + %s client, %s\n",
-			subject, it.RootID, it.RoundTrips, msDuration(it.DurationMs), msDuration(it.ServerTimeMs),
-			msDuration(it.ClientTurnaroundMs), it.Outcome)
-		for i, h := range it.Hops {
-			var parts []string
-			if i > 0 {
-				parts = append(parts, "client "+msDuration(h.ClientTurnaroundMs))
-			}
-			if h.ResponseTS != "" {
-				parts = append(parts, "server "+msDuration(h.ServerTimeMs))
-			} else {
-				parts = append(parts, "no answer")
-			}
-			if len(h.Asked) > 0 {
-				parts = append(parts, "asked "+strings.Join(h.Asked, ", "))
-			}
-			fmt.Fprintf(w, "  hop %d (id %s): %s\n", i+1, h.RequestID, strings.Join(parts, ", "))
-		}
-		if it.HopsTruncated {
-			fmt.Fprintf(w, "  (hops past the first %d not listed)\n", len(it.Hops))
-		}
+		writeLines(w, "interaction ", InteractionLines(it))
 	}
 	if s.InteractionsTruncated > 0 {
 		fmt.Fprintf(w, "(%d more interactions not listed)\n", s.InteractionsTruncated)
 	}
-}
-
-// msDuration renders milliseconds as a Go duration ("1.2s", "400ms").
-func msDuration(ms float64) string {
-	return time.Duration(ms * float64(time.Millisecond)).Round(time.Millisecond).String()
 }
 
 // writeElicitations lists the questions put to the user: the operation they
@@ -153,36 +123,21 @@ func msDuration(ms float64) string {
 // then the form's fields or the url. Never a submitted value.
 func writeElicitations(w io.Writer, s *checker.SessionReport) {
 	for _, e := range s.Elicitations {
-		subject := e.Method
-		if e.Name != "" {
-			subject += " " + e.Name
-		}
-		key := e.Key
-		if key == "" {
-			key = "(id " + e.RootID + ")"
-		}
-		outcome := "pending"
-		if !e.Pending {
-			outcome = e.Action
-			if outcome == "" {
-				outcome = "answered"
-			}
-			if e.ElapsedMs != nil {
-				outcome += " after " + msDuration(*e.ElapsedMs)
-			}
-		}
-		fmt.Fprintf(w, "elicitation %s [%s] %s: %s\n", subject, e.Mode, key, outcome)
-		if e.Message != "" {
-			fmt.Fprintf(w, "  %q\n", e.Message)
-		}
-		if e.Mode == "url" {
-			fmt.Fprintf(w, "  url %s (host %s)\n", e.URL, e.Host)
-		}
-		for _, f := range e.Fields {
-			fmt.Fprintf(w, "  %s %s\n", f.Name, f.Type)
-		}
+		writeLines(w, "elicitation ", ElicitationLines(e))
 	}
 	if s.ElicitationsTruncated > 0 {
 		fmt.Fprintf(w, "(%d more elicitations not listed)\n", s.ElicitationsTruncated)
+	}
+}
+
+// writeLines writes an item's lines: the first after prefix, the details
+// under it indented by two spaces.
+func writeLines(w io.Writer, prefix string, lines []string) {
+	for i, l := range lines {
+		if i == 0 {
+			fmt.Fprintf(w, "%s%s\n", prefix, l)
+		} else {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
 	}
 }

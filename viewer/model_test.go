@@ -122,7 +122,7 @@ func TestModelPanelsFromReport(t *testing.T) {
 	m := sized(New(loadFixture(t, "mrtr.jsonl"), Options{}))
 	press(t, m, "i")
 	s := screen(m)
-	for _, want := range []string{"tools/call book_flight (id 1): 3 round trips, completed", "38.2s wall clock", "hop 2 (id 2): client 12s, server 300ms, asked elicitation/create"} {
+	for _, want := range []string{"tools/call book_flight (id 1): 3 round trips, 38.2s wall clock = 1.2s server + 37s client, completed", "hop 2 (id 2): client 12s, server 300ms, asked elicitation/create"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("interactions panel lacks %q:\n%s", want, s)
 		}

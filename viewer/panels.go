@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/report"
 )
 
 // panelContent renders one of the session panels from the engine's
@@ -109,39 +110,11 @@ func writeInteractions(b *strings.Builder, rep *checker.SessionReport) {
 		return
 	}
 	for _, it := range rep.Interactions {
-		subject := it.Method
-		if it.Name != "" {
-			subject += " " + it.Name
-		}
-		fmt.Fprintf(b, "%s (id %s): %d round trips, %s\n", subject, it.RootID, it.RoundTrips, it.Outcome)
-		fmt.Fprintf(b, "  %s wall clock = %s server + %s client\n", msDur(it.DurationMs), msDur(it.ServerTimeMs), msDur(it.ClientTurnaroundMs))
-		for i, h := range it.Hops {
-			var parts []string
-			if i > 0 {
-				parts = append(parts, "client "+msDur(h.ClientTurnaroundMs))
-			}
-			if h.ResponseTS != "" {
-				parts = append(parts, "server "+msDur(h.ServerTimeMs))
-			} else {
-				parts = append(parts, "no answer")
-			}
-			if len(h.Asked) > 0 {
-				parts = append(parts, "asked "+strings.Join(h.Asked, ", "))
-			}
-			fmt.Fprintf(b, "  hop %d (id %s): %s\n", i+1, h.RequestID, strings.Join(parts, ", "))
-		}
-		if it.HopsTruncated {
-			fmt.Fprintf(b, "  (hops past the first %d not listed)\n", len(it.Hops))
-		}
-		b.WriteString("\n")
+		writeItem(b, report.InteractionLines(it))
 	}
 	if rep.InteractionsTruncated > 0 {
 		fmt.Fprintf(b, "(%d more interactions not listed)\n", rep.InteractionsTruncated)
 	}
-}
-
-func msDur(v float64) string {
-	return time.Duration(v * float64(time.Millisecond)).Round(time.Millisecond).String()
 }
 
 // writeElicitations is the ledger of questions put to the user: the
@@ -153,43 +126,24 @@ func writeElicitations(b *strings.Builder, rep *checker.SessionReport) {
 		return
 	}
 	for _, e := range rep.Elicitations {
-		subject := e.Method
-		if e.Name != "" {
-			subject += " " + e.Name
-		}
-		key := e.Key
-		if key == "" {
-			key = "(id " + e.RootID + ")"
-		}
-		outcome := "pending"
-		if !e.Pending {
-			outcome = e.Action
-			if outcome == "" {
-				outcome = "answered"
-			}
-			if e.ElapsedMs != nil {
-				outcome += " after " + msDur(*e.ElapsedMs)
-			}
-		}
-		fmt.Fprintf(b, "%s [%s] %s: %s\n", subject, e.Mode, key, outcome)
-		if e.Message != "" {
-			msg := fmt.Sprintf("%q", e.Message)
-			if e.MessageTruncated {
-				msg += " (truncated)"
-			}
-			fmt.Fprintf(b, "  %s\n", msg)
-		}
-		if e.Mode == "url" {
-			fmt.Fprintf(b, "  url %s (host %s)\n", e.URL, e.Host)
-		}
-		for _, f := range e.Fields {
-			fmt.Fprintf(b, "  %s %s\n", f.Name, f.Type)
-		}
-		b.WriteString("\n")
+		writeItem(b, report.ElicitationLines(e))
 	}
 	if rep.ElicitationsTruncated > 0 {
 		fmt.Fprintf(b, "(%d more elicitations not listed)\n", rep.ElicitationsTruncated)
 	}
+}
+
+// writeItem writes an item's summary line, its details indented under it,
+// and a blank line.
+func writeItem(b *strings.Builder, lines []string) {
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		b.WriteString(l)
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
 }
 
 // helpText is the keys page.

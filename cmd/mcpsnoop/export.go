@@ -2,12 +2,15 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
@@ -141,15 +144,7 @@ func writeExportFile(path string, x *export.Export, stderr io.Writer) error {
 			if err != nil {
 				return exportFail("%v", err)
 			}
-			defer f.Close()
-			bw := bufio.NewWriterSize(f, 256<<10)
-			if err := x.Write(bw); err != nil {
-				return exportFail("writing %s: %v", path, err)
-			}
-			if err := bw.Flush(); err != nil {
-				return exportFail("writing %s: %v", path, err)
-			}
-			return nil
+			return writeExportTo(f, path, x)
 		}
 		perm = info.Mode().Perm()
 	}
@@ -158,8 +153,18 @@ func writeExportFile(path string, x *export.Export, stderr io.Writer) error {
 			return exportFail("write %s: folder %s: %v", path, dir, atomicfile.PlainError(err))
 		}
 	}
-	p, err := atomicfile.Create(path, perm)
+	p, err := createExportTemp(path, perm)
 	if err != nil {
+		if info, serr := os.Stat(path); serr == nil && info.Mode().IsRegular() && tempRefused(err) {
+			// The folder takes no temporary file but the file itself may
+			// be writable (capture-store-export.md 7.1): write in place.
+			f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+			if ferr == nil {
+				fmt.Fprintf(stderr, "mcpsnoop export: warning: no temporary file allowed beside %s (%v); writing it in place, so a failure leaves it incomplete\n",
+					path, atomicfile.PlainError(errors.Unwrap(err)))
+				return writeExportTo(f, path, x)
+			}
+		}
 		return exportFail("%v", err)
 	}
 	bw := bufio.NewWriterSize(p, 256<<10)
@@ -173,6 +178,32 @@ func writeExportFile(path string, x *export.Export, stderr io.Writer) error {
 	if err != nil {
 		p.Abort()
 		return exportFail("%v (%s left as it was)", err, path)
+	}
+	return nil
+}
+
+// createExportTemp starts a file written through a temporary file; tests
+// replace it to refuse the temporary file.
+var createExportTemp = atomicfile.Create
+
+// tempRefused reports whether err says the folder takes no new file (as
+// opposed to a full disk, say).
+func tempRefused(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
+
+// writeExportTo writes the export straight into f, which it closes.
+func writeExportTo(f *os.File, path string, x *export.Export) error {
+	bw := bufio.NewWriterSize(f, 256<<10)
+	err := x.Write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return exportFail("writing %s: %v", path, atomicfile.PlainError(err))
 	}
 	return nil
 }

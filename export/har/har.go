@@ -152,12 +152,15 @@ func (f *format) Call(r *checker.CallRecord) ([]byte, error) {
 	e.Response.Content.Size = len(e.Response.Content.Text)
 	e.Response.BodySize = e.Response.Content.Size
 	if r.HasDuration {
-		e.Time = millis(r.Duration)
+		// HAR times are never negative; a call answered "before" it was
+		// asked (the capture clock stepped back) takes no time.
+		d := max(r.Duration, 0)
+		e.Time = millis(d)
 		e.Timings.Wait = e.Time
 		if r.RoundTrips > 1 {
-			server := min(max(r.ServerTime, 0), r.Duration)
+			server := min(max(r.ServerTime, 0), d)
 			e.Timings.Wait = millis(server)
-			e.Timings.Blocked = millis(r.Duration - server)
+			e.Timings.Blocked = millis(d - server)
 			e.Comment = fmt.Sprintf("mcpsnoop: %d round trips; wait is the server's time over all of them, "+
 				"blocked is the client's turnaround between them", r.RoundTrips)
 		}
@@ -292,10 +295,7 @@ func (f *format) Session(w io.Writer, s *export.Session) error {
 		return err
 	}
 	var compact, out []byte
-	return s.Calls.Each(func(_ int, b []byte) error {
-		if len(b) == 0 {
-			return nil
-		}
+	return export.EachKept(s.Calls, func(_, _ int, b []byte) error {
 		method, tool, entry, err := splitKept(b)
 		if err != nil {
 			return err

@@ -3,6 +3,8 @@ package har_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -298,5 +300,28 @@ func TestSchemaBites(t *testing.T) {
 	}
 	if sch.Validate(inst) == nil {
 		t.Error("an entry without cache passed the HAR schema")
+	}
+}
+
+// TestClockSteppedBack: a call whose answer carries an earlier time than
+// its request (the capture clock stepped back, or the writer's offset
+// changed under it) gets time 0, not a negative time HAR forbids; so does
+// a multi-round-trip one.
+func TestClockSteppedBack(t *testing.T) {
+	log := `{"session_id":"s","server_label":"s","seq":1,"ts":"2026-01-01T00:00:01Z","direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}}
+{"session_id":"s","server_label":"s","seq":2,"ts":"2026-01-01T00:00:00.5+02:00","direction":"s2c","transport":"stdio","raw":{"jsonrpc":"2.0","id":1,"result":{}}}
+`
+	path := filepath.Join(t.TempDir(), "back.jsonl")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := formattest.Run(t, har.New(), path)
+	checkHAR(t, res.Output)
+	var d doc
+	if err := json.Unmarshal(res.Output, &d); err != nil {
+		t.Fatal(err)
+	}
+	if e := d.Log.Entries[0]; e.Time != "0" || e.Timings["wait"] != "0" {
+		t.Errorf("time %s, wait %s; want 0", e.Time, e.Timings["wait"])
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -83,14 +84,14 @@ func (f *format) Call(r *checker.CallRecord) ([]byte, error) {
 	c := callRec{
 		ID: r.ID, Method: r.Method, Dir: r.Direction, State: r.State, Status: r.Status,
 		IsTool: r.IsTool, IsError: r.IsError, ToolError: r.ToolError, LateResult: r.LateResult,
-		Start: r.Start.UnixNano(), HasDuration: r.HasDuration, RoundTrips: r.RoundTrips,
+		Start: unixNano(r.Start), HasDuration: r.HasDuration, RoundTrips: r.RoundTrips,
 		TaskID: r.TaskID, TaskStatus: r.TaskStatus, CancelReason: r.CancelReason,
 	}
 	if r.IsTool {
 		c.Tool = r.Name
 	}
 	if !r.End.IsZero() {
-		c.End = r.End.UnixNano()
+		c.End = unixNano(r.End)
 	}
 	if r.HasDuration {
 		c.Duration, c.ServerTime = int64(r.Duration), int64(r.ServerTime)
@@ -103,6 +104,20 @@ func (f *format) Call(r *checker.CallRecord) ([]byte, error) {
 	}
 	c.TraceID, c.ParentID, c.Flags, c.TraceState = traceContext(r.Params)
 	return json.Marshal(c)
+}
+
+// unixNano is t in nanoseconds since the Unix epoch, for an OTLP timestamp
+// (an unsigned count): 0 for a time before the epoch (a frame without ts
+// reads as the zero time, whose UnixNano is undefined), the largest value
+// for one past what int64 nanoseconds hold (the year 2262).
+func unixNano(t time.Time) int64 {
+	switch {
+	case t.Before(time.Unix(0, 0)):
+		return 0
+	case t.After(time.Unix(0, math.MaxInt64)):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
 }
 
 // traceContext reads _meta.traceparent and _meta.tracestate from a
@@ -189,12 +204,10 @@ func (f *format) Session(w io.Writer, s *export.Session) error {
 	}
 
 	sb := newSpanBuilder(rep.ID, fallback)
-	n := 0
+	spans := 0
 	if s.Calls != nil {
-		err = s.Calls.Each(func(i int, raw []byte) error {
-			if len(raw) == 0 {
-				return nil
-			}
+		err = export.EachKept(s.Calls, func(i, n int, raw []byte) error {
+			spans++
 			var c callRec
 			if err := json.Unmarshal(raw, &c); err != nil {
 				return fmt.Errorf("otlp: reading a kept call: %w", err)
@@ -207,7 +220,6 @@ func (f *format) Session(w io.Writer, s *export.Session) error {
 			if n > 0 {
 				b.WriteByte(',')
 			}
-			n++
 			b.WriteString("\n" + spanIndent)
 			if err := indent(&b, span, spanIndent); err != nil {
 				return err
@@ -220,7 +232,7 @@ func (f *format) Session(w io.Writer, s *export.Session) error {
 		}
 	}
 	b.Reset()
-	if n > 0 {
+	if spans > 0 {
 		b.WriteString("\n" + ssKey)
 	}
 	b.WriteString("]\n" + ssIndent + "}\n" + keyIndent + "]\n" + rsIndent + "}")
@@ -327,7 +339,7 @@ func (sb *spanBuilder) span(i int, c *callRec) ([]byte, error) {
 	}
 	sp.SetStartTimestamp(pcommon.Timestamp(c.Start))
 	end := c.End
-	if end == 0 {
+	if end < c.Start { // not ended, or the capture clock stepped back
 		end = c.Start
 	}
 	sp.SetEndTimestamp(pcommon.Timestamp(end))

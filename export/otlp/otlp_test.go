@@ -450,3 +450,47 @@ func TestTraceRunFromLabel(t *testing.T) {
 		t.Errorf("trace %s parent %s", sp.TraceID(), sp.ParentSpanID())
 	}
 }
+
+// TestTimestampsInRange: a call without a timestamp (a frame without ts
+// reads as the zero time) starts at 0, not at the wrapped-around value of
+// the zero time's UnixNano, and a call whose answer carries an earlier
+// time than its request (the capture clock stepped back) ends where it
+// starts rather than before.
+func TestTimestampsInRange(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name       string
+		rec        checker.CallRecord
+		start, end uint64
+	}{
+		{"no ts", checker.CallRecord{State: "pending", Status: "pending"}, 0, 0},
+		{"no ts, answered", checker.CallRecord{State: "completed", Status: "ok", HasDuration: true}, 0, 0},
+		{"clock stepped back", checker.CallRecord{
+			State: "completed", Status: "ok", Start: start, End: start.Add(-time.Hour),
+			HasDuration: true, Duration: -time.Hour,
+		}, uint64(start.UnixNano()), uint64(start.UnixNano())},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := otlp.New()
+			tc.rec.SessionID, tc.rec.ID, tc.rec.Method, tc.rec.Direction = "s", "1", "ping", "c2s"
+			rec, err := f.Call(&tc.rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := &export.Output{GeneratedAt: formattest.GeneratedAt, Version: "dev", Sessions: 1}
+			var b bytes.Buffer
+			s := &export.Session{Output: o, Report: &checker.SessionReport{ID: "s"}, Calls: formattest.Records{rec}}
+			if f.Begin(&b, o) != nil || f.Session(&b, s) != nil || f.End(&b, o) != nil {
+				t.Fatal("export failed")
+			}
+			_, byID, _ := decode(t, b.Bytes())
+			sp := byID["s"].spans[0]
+			if got := uint64(sp.StartTimestamp()); got != tc.start {
+				t.Errorf("start %d, want %d", got, tc.start)
+			}
+			if got := uint64(sp.EndTimestamp()); got != tc.end {
+				t.Errorf("end %d, want %d", got, tc.end)
+			}
+		})
+	}
+}
