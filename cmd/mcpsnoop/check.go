@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -94,13 +93,7 @@ func checkFail(format string, args ...any) error {
 }
 
 func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
-	if os.Getenv("GOGC") == "" {
-		// check keeps little alive (open calls, a window of settled ones,
-		// aggregates) and makes short-lived garbage per frame, so a tighter
-		// collection target keeps peak memory near the live set at a small
-		// CPU cost.
-		debug.SetGCPercent(50)
-	}
+	lowerGCTarget()
 	if o.maxRounds < 0 {
 		return checkFail("--max-round-trips must be 0 (off) or more, got %d", o.maxRounds)
 	}
@@ -119,29 +112,19 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	var sessions map[string]bool
 	var inputs []capture.Input
 	if o.listRuns || o.run != "" {
-		for _, a := range args {
-			if a == "-" {
-				return checkFail("--run and --runs read the logs twice, so they cannot take standard input (-); save it to a file first")
-			}
+		id := o.run
+		if o.listRuns {
+			id = ""
 		}
-		if inputs, err = runInputs(args); err != nil {
-			return checkFail("%v", err)
-		}
-		runs, err := scanRuns(inputs, cmd.InOrStdin(), cmd.ErrOrStderr(), len(args) == 0)
+		sel, err := selectRunInputs("check", args, id, cmd.InOrStdin(), cmd.ErrOrStderr())
 		if err != nil {
 			return checkFail("%v", err)
 		}
 		if o.listRuns {
-			writeRuns(cmd.OutOrStdout(), runs)
+			writeRuns(cmd.OutOrStdout(), sel.Runs)
 			return nil
 		}
-		where := capture.SessionsDir()
-		if len(args) > 0 {
-			where = strings.Join(args, ", ")
-		}
-		if sessions, err = selectRun(o.run, runs, where); err != nil {
-			return checkFail("%v", err)
-		}
+		inputs, sessions = sel.Inputs, sel.Sessions
 	} else if inputs, err = capture.ResolveInputs(args); err != nil {
 		return checkFail("%v", err)
 	}

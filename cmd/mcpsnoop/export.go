@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -75,12 +74,7 @@ func exportFail(format string, args ...any) error {
 }
 
 func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
-	if os.Getenv("GOGC") == "" {
-		// As for check: the pass keeps little alive and makes short-lived
-		// garbage per frame, so a tighter target keeps peak memory near the
-		// live set (the rendered output waits in the spill, not the heap).
-		debug.SetGCPercent(50)
-	}
+	lowerGCTarget() // the rendered output waits in the spill, not the heap
 	name := strings.ToLower(strings.TrimSpace(o.format))
 	newFormat, ok := exportFormats[name]
 	if !ok {
@@ -93,9 +87,11 @@ func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 	var inputs []capture.Input
 	var run *checker.Run
 	if o.run != "" {
-		if inputs, run, err = exportRunInputs(cmd, args, o.run); err != nil {
+		sel, err := selectRunInputs("export", args, o.run, cmd.InOrStdin(), cmd.ErrOrStderr())
+		if err != nil {
 			return exportFail("%v", err)
 		}
+		inputs, run = sel.Inputs, &sel.Run
 	} else if inputs, err = capture.ResolveInputs(args); err != nil {
 		return exportFail("%v", err)
 	}
@@ -225,32 +221,6 @@ func stdinIs(stdin io.Reader, path string, inputs []capture.Input) bool {
 	a, err1 := f.Stat()
 	b, err2 := os.Stat(path)
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
-}
-
-// exportRunInputs finds the logs and the run --run names.
-func exportRunInputs(cmd *cobra.Command, args []string, id string) ([]capture.Input, *checker.Run, error) {
-	for _, a := range args {
-		if a == "-" {
-			return nil, nil, fmt.Errorf("--run reads the logs twice, so it cannot take standard input (-); save it to a file first")
-		}
-	}
-	inputs, err := runInputs(args)
-	if err != nil {
-		return nil, nil, err
-	}
-	runs, inputs, err := scanRunsAs("export", inputs, cmd.InOrStdin(), cmd.ErrOrStderr(), len(args) == 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	where := capture.SessionsDir()
-	if len(args) > 0 {
-		where = strings.Join(args, ", ")
-	}
-	if _, err := selectRun(id, runs, where); err != nil {
-		return nil, nil, err
-	}
-	r, _ := checker.FindRun(runs, id)
-	return inputs, &r, nil
 }
 
 // inputNames lists the inputs for a message.

@@ -69,25 +69,11 @@ func runOpen(cmd *cobra.Command, args []string, o openOptions) error {
 	var sessions map[string]bool
 	var inputs []capture.Input
 	if o.run != "" {
-		for _, a := range args {
-			if a == "-" {
-				return openFail("--run reads the logs twice, so it cannot take standard input (-); save it to a file first")
-			}
-		}
-		if inputs, err = runInputs(args); err != nil {
-			return openFail("%v", err)
-		}
-		runs, err := scanRuns(inputs, cmd.InOrStdin(), cmd.ErrOrStderr(), len(args) == 0)
+		sel, err := selectRunInputs("open", args, o.run, cmd.InOrStdin(), cmd.ErrOrStderr())
 		if err != nil {
 			return openFail("%v", err)
 		}
-		where := capture.SessionsDir()
-		if len(args) > 0 {
-			where = fmt.Sprint(args)
-		}
-		if sessions, err = selectRun(o.run, runs, where); err != nil {
-			return openFail("%v", err)
-		}
+		inputs, sessions = sel.Inputs, sel.Sessions
 	} else if inputs, err = capture.ResolveInputs(args); err != nil {
 		return openFail("%v", err)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
@@ -18,31 +20,71 @@ func runInputs(args []string) ([]capture.Input, error) {
 	return capture.ResolveInputs([]string{capture.SessionsDir()})
 }
 
-// scanRuns reads the inputs once to find the runs in them. It judges
-// nothing and records no baseline. When the state directory is implied
-// (skipBad), a log that cannot be read (a capture killed before its first
-// line, a full disk) is skipped with a warning rather than hiding every run.
-func scanRuns(inputs []capture.Input, stdin io.Reader, stderr io.Writer, skipBad bool) ([]checker.Run, error) {
-	runs, _, err := scanRunsAs("check", inputs, stdin, stderr, skipBad)
-	return runs, err
+// runSelection is what --run (and check's --runs) found: the logs read,
+// every run in them and, when a run was named, that run and its sessions.
+type runSelection struct {
+	Inputs   []capture.Input
+	Runs     []checker.Run
+	Run      checker.Run
+	Sessions map[string]bool // nil when no run was named
 }
 
-// scanRunsAs is scanRuns for the named command; it also returns the inputs
-// it could read.
-func scanRunsAs(command string, inputs []capture.Input, stdin io.Reader, stderr io.Writer, skipBad bool) ([]checker.Run, []capture.Input, error) {
+// selectRunInputs reads the logs of args (or the whole state directory)
+// once to find the runs in them, for command, and picks the run id names
+// ("" picks none, for a listing). It judges nothing and records no
+// baseline. Standard input cannot be read twice, so it is refused. When
+// the state directory is implied, a log that cannot be read (a capture
+// killed before its first line, a full disk) is skipped with a warning
+// rather than hiding every run.
+func selectRunInputs(command string, args []string, id string, stdin io.Reader, stderr io.Writer) (runSelection, error) {
+	var sel runSelection
+	for _, a := range args {
+		if a == "-" {
+			if command == "check" {
+				return sel, fmt.Errorf("--run and --runs read the logs twice, so they cannot take standard input (-); save it to a file first")
+			}
+			return sel, fmt.Errorf("--run reads the logs twice, so it cannot take standard input (-); save it to a file first")
+		}
+	}
+	inputs, err := runInputs(args)
+	if err != nil {
+		return sel, err
+	}
+	skipBad := len(args) == 0
 	eng := checker.New(checker.Config{})
-	read := make([]capture.Input, 0, len(inputs))
 	for _, in := range inputs {
 		if err := ingestInput(eng, in, stdin); err != nil {
 			if !skipBad {
-				return nil, nil, err
+				return sel, err
 			}
 			fmt.Fprintf(stderr, "mcpsnoop %s: skipping %v\n", command, err)
 			continue
 		}
-		read = append(read, in)
+		sel.Inputs = append(sel.Inputs, in)
 	}
-	return eng.Report().Runs, read, nil
+	sel.Runs = eng.Report().Runs
+	if id == "" {
+		return sel, nil
+	}
+	where := capture.SessionsDir()
+	if len(args) > 0 {
+		where = strings.Join(args, ", ")
+	}
+	if sel.Sessions, err = selectRun(id, sel.Runs, where); err != nil {
+		return sel, err
+	}
+	sel.Run, _ = checker.FindRun(sel.Runs, id)
+	return sel, nil
+}
+
+// lowerGCTarget makes the garbage collector run sooner, unless GOGC is set.
+// A pass over a log (check, export) keeps little alive and makes
+// short-lived garbage per frame, so a tighter target keeps peak memory near
+// the live set at a small CPU cost.
+func lowerGCTarget() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
 }
 
 // writeRuns prints one line per run, newest first:
