@@ -1,9 +1,11 @@
 package checker
 
 import (
-	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 	"strconv"
+	"time"
 	"unsafe"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 
 	"github.com/tidwall/gjson"
 )
@@ -16,6 +18,44 @@ type cacheState struct {
 	scopes map[pageCursor]string
 	ring   []pageCursor // insertion order, to bound the memory
 	next   int
+	// fresh holds, per cacheable request, until when its last answer said
+	// it stays fresh (its ttlMs), for the stale-refetch note.
+	fresh map[cachedRequest]time.Time
+}
+
+// cachedRequest names what a cacheable request fetches: the method, the
+// page (cursor) or resource (uri), on one HTTP connection.
+type cachedRequest struct {
+	method, target, conn string
+}
+
+// freshWindow bounds how many fresh answers a session remembers; past it
+// the memory starts over and some re-fetches go unnoted.
+const freshWindow = 1 << 12
+
+// answered records that the answer to c stays fresh until until.
+func (cs *cacheState) answered(c *call, until time.Time) {
+	if cs.fresh == nil || len(cs.fresh) >= freshWindow {
+		cs.fresh = map[cachedRequest]time.Time{}
+	}
+	cs.fresh[cachedRequest{c.method, cacheTarget(c), c.key.conn}] = until
+}
+
+// refetch reports whether a request for c's target comes while an earlier
+// answer to the same request is still fresh: the client fetched again what
+// it was told it could keep. A note, never a warning
+// (warn-cache-stale-refetch-is-not-warning).
+func (cs *cacheState) refetch(c *call, at time.Time) bool {
+	until, ok := cs.fresh[cachedRequest{c.method, cacheTarget(c), c.key.conn}]
+	return ok && at.Before(until)
+}
+
+// cacheTarget is what a cacheable request names beyond its method.
+func cacheTarget(c *call) string {
+	if c.method == "resources/read" {
+		return c.tool // params.uri
+	}
+	return c.cursor
 }
 
 // pageCursor names a later page: the list method and the nextCursor issued.
@@ -108,6 +148,9 @@ func (s *session) cacheRules(fc *frameCtx, c *call) {
 	ttlSet := ttl.Exists() && ttl.Type != gjson.Null
 	if ttlSet && ttl.Type == gjson.Number {
 		fc.hasCacheTTL, fc.cacheTTL = true, ttl.Int()
+		if isInt, negative := safeInteger(ttl.Raw); isInt && !negative {
+			s.cache.answered(c, fc.f.TS.Add(time.Duration(min(ttl.Int(), int64(1)<<40))*time.Millisecond))
+		}
 	}
 	if scope.Type == gjson.String {
 		fc.cacheScope = scope.Str

@@ -52,6 +52,9 @@ type FrameEvent struct {
 	HasCacheTTL bool
 	CacheTTLMs  int64
 	CacheScope  string
+	// CacheStaleRefetch marks a cacheable request sent while the answer to
+	// the same request was still fresh by its ttlMs: a note, not a warning.
+	CacheStaleRefetch bool
 	// CallIndex is the index of the call the frame belongs to (request,
 	// answer, cancellation, MRTR retry); -1 when it belongs to none.
 	CallIndex int
@@ -74,6 +77,7 @@ func (fc *frameCtx) event(warning string) *FrameEvent {
 		Kind: fc.eventKind(), Tool: fc.tool, Warning: warning, Mismatch: fc.mismatch,
 		Deprecated: fc.deprecated, Observation: fc.observation, CallIndex: fc.callIndex,
 		HasCacheTTL: fc.hasCacheTTL, CacheTTLMs: fc.cacheTTL, CacheScope: fc.cacheScope,
+		CacheStaleRefetch: fc.staleFetch,
 	}
 	switch fc.msg.kind {
 	case kindRequest, kindNotification:

@@ -113,3 +113,33 @@ func TestFrameEventsAndCallRecords(t *testing.T) {
 		t.Errorf("traffic %+v calls %d", tr, sr.Calls)
 	}
 }
+
+// TestCacheStaleRefetch: a cacheable request sent while the answer to the
+// same request is still fresh by its ttlMs is noted on the request frame,
+// and never counted as a warning.
+func TestCacheStaleRefetch(t *testing.T) {
+	list := func(id string, ms int, params string) []string {
+		return []string{
+			"c2s " + itoa(ms) + " " + rpcRequest(id, "tools/list", "{"+meta2026+params),
+			"s2c " + itoa(ms+5) + " " + rpcResult(id, `{"tools":[],"resultType":"complete","ttlMs":60000}`),
+		}
+	}
+	var frames []string
+	frames = append(frames, list("1", 0, "}")...)                   // first fetch
+	frames = append(frames, list("2", 10000, "}")...)               // inside the 60 s window
+	frames = append(frames, list("3", 20000, `,"cursor":"p2"}`)...) // another page: not the same request
+	frames = append(frames, list("4", 80000, "}")...)               // after the window of fetch 2
+	log := logOf("s", numbered(frames...)...)
+	var stale []uint64
+	rep := check(t, checker.Config{OnFrame: func(ev *checker.FrameEvent) {
+		if ev.CacheStaleRefetch {
+			stale = append(stale, ev.Frame.Seq)
+		}
+	}}, log)
+	if len(stale) != 1 || stale[0] != 3 {
+		t.Errorf("stale refetch noted on frames %v, want [3]", stale)
+	}
+	if n := rep.Sessions[0].Counters.Warnings; n != 0 {
+		t.Errorf("%d warnings, want none: a refetch is a note", n)
+	}
+}

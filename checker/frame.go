@@ -34,6 +34,7 @@ type frameCtx struct {
 	callIndex   int // the call the frame belongs to, -1 for none
 	observation string
 	hasCacheTTL bool
+	staleFetch  bool
 	cacheTTL    int64
 	cacheScope  string
 }

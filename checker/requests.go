@@ -83,6 +83,9 @@ func (s *session) onRequest(fc *frameCtx) {
 		}
 	}
 	s.keepRequest(fc, c)
+	if cacheableMethod(c.method) && s.cache.fresh != nil {
+		fc.staleFetch = s.cache.refetch(c, f.TS)
+	}
 	c.it.startHop(c.key.id, f.TS, true)
 	s.calls.open[c.key] = c
 	fc.belongsTo(c)

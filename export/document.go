@@ -310,6 +310,9 @@ func eventFields(o *objWriter, ev *checker.FrameEvent) {
 		o.int("cache_ttl_ms", ev.CacheTTLMs)
 	}
 	o.strNonEmpty("cache_scope", ev.CacheScope)
+	if ev.CacheStaleRefetch {
+		o.bool("cache_stale_refetch", true)
+	}
 	if ev.CallIndex >= 0 {
 		o.int("call_index", int64(ev.CallIndex))
 	}

@@ -82,6 +82,9 @@ func (t *Text) Event(ev *checker.FrameEvent) ([]byte, error) {
 	if ev.Deprecated != "" {
 		title = append(title, " deprecated"...)
 	}
+	if ev.CacheStaleRefetch {
+		title = append(title, " cache_stale_refetch"...)
+	}
 	if ev.HasCacheTTL || ev.CacheScope != "" {
 		title = append(title, " cache"...)
 	}

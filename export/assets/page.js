@@ -282,6 +282,7 @@
     if (ev.observation) c.appendChild(el("details", { open: "" }, el("summary", { text: "Observation" }), el("div", { text: ev.observation })));
     if (ev.auth_challenge) c.appendChild(el("div", { cls: "note", text: "WWW-Authenticate: " + ev.auth_challenge }));
     if (ev.cache_ttl_ms !== undefined || ev.cache_scope) c.appendChild(el("div", { cls: "note", text: "cache: ttl " + (ev.cache_ttl_ms === undefined ? "-" : ev.cache_ttl_ms + " ms") + (ev.cache_scope ? ", scope " + ev.cache_scope : "") }));
+    if (ev.cache_stale_refetch) c.appendChild(el("div", { cls: "note", text: "cache: fetched again while the previous answer was still fresh (its ttlMs had not run out)" }));
     if (ev.raw !== undefined) {
       c.appendChild(el("details", { cls: "frame", open: "" }, el("summary", { text: "Frame" }), el("pre", { text: indentJSON(ev.raw) }), cutNote(ev.raw_bytes, meta.frame_cap)));
     } else if (ev.text !== undefined) {
