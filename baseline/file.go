@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
 // Version is the baseline file version this package writes. Version 1
@@ -47,7 +47,7 @@ type fileTool struct {
 // Load reads the label's baseline. A label without one gives an error that
 // matches ErrNotFound; a file that cannot be used gives the error check
 // reports as the session's baseline error, in the reference's words.
-func (s Store) Load(label string) (version int, server string, tools []checker.ToolDef, err error) {
+func (s Store) Load(label string) (version int, server string, tools []tooldef.Tool, err error) {
 	if label == "" {
 		return 0, "", nil, ErrNoLabel
 	}
@@ -64,7 +64,7 @@ func (s Store) Load(label string) (version int, server string, tools []checker.T
 
 // decodeFile checks a file's version before its server: a newer version may
 // not keep the server where this one looks for it.
-func decodeFile(label string, data []byte) (int, string, []checker.ToolDef, error) {
+func decodeFile(label string, data []byte) (int, string, []tooldef.Tool, error) {
 	var f file
 	if err := json.Unmarshal(data, &f); err != nil {
 		return 0, "", nil, fmt.Errorf("tool baseline %q is corrupt (%v); run mcpsnoop baseline --reset to trust the next complete tools/list", label, err)
@@ -75,10 +75,10 @@ func decodeFile(label string, data []byte) (int, string, []checker.ToolDef, erro
 	if f.Server != label {
 		return 0, "", nil, fmt.Errorf("tool baseline %q records server %q; run mcpsnoop baseline --reset to record this one", label, f.Server)
 	}
-	tools := make([]checker.ToolDef, 0, len(f.Tools))
+	tools := make([]tooldef.Tool, 0, len(f.Tools))
 	for _, t := range f.Tools {
-		def := checker.ToolDef{Name: t.Name, Description: t.Description, Title: t.Title}
-		// The file is indented; ToolDef values are canonical. The
+		def := tooldef.Tool{Name: t.Name, Description: t.Description, Title: t.Title}
+		// The file is indented; tooldef.Tool values are canonical. The
 		// whole file parsed, so canonicalising a part of it cannot fail.
 		var err error
 		if def.InputSchema, err = canonical(t.InputSchema); err == nil && def.InputSchema == nil {
@@ -104,9 +104,9 @@ func decodeFile(label string, data []byte) (int, string, []checker.ToolDef, erro
 // encodeFile renders tools as a version 2 baseline for label: tools sorted
 // by name, embedded values canonical and then indented with the rest,
 // 2-space indent, no HTML escaping, trailing newline.
-func encodeFile(label string, tools []checker.ToolDef) ([]byte, error) {
+func encodeFile(label string, tools []tooldef.Tool) ([]byte, error) {
 	sorted := slices.Clone(tools)
-	slices.SortStableFunc(sorted, func(a, b checker.ToolDef) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(sorted, func(a, b tooldef.Tool) int { return strings.Compare(a.Name, b.Name) })
 	f := file{Version: Version, Server: label, Tools: make([]fileTool, 0, len(sorted))}
 	for _, t := range sorted {
 		ft := fileTool{Name: t.Name, Description: t.Description, Title: t.Title}
@@ -136,5 +136,5 @@ func canonical(raw json.RawMessage) (json.RawMessage, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	return checker.CanonicalJSON(raw)
+	return tooldef.CanonicalJSON(raw)
 }

@@ -10,20 +10,20 @@ import (
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/baseline"
-	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
 // conformance is where the reference's own baseline files are kept.
 const conformance = "../fixtures/conformance"
 
 // defs reads tools/list tool objects.
-func defs(t *testing.T, tools ...string) []checker.ToolDef {
+func defs(t *testing.T, tools ...string) []tooldef.Tool {
 	t.Helper()
-	out := []checker.ToolDef{}
+	out := []tooldef.Tool{}
 	for _, s := range tools {
-		d, ok := checker.ToolDefFromJSON([]byte(s))
+		d, ok := tooldef.Parse([]byte(s))
 		if !ok {
-			t.Fatalf("ToolDefFromJSON(%s) not ok", s)
+			t.Fatalf("Parse(%s) not ok", s)
 		}
 		out = append(out, d)
 	}
@@ -53,19 +53,19 @@ func TestPath(t *testing.T) {
 }
 
 func TestLoadConformanceFixtures(t *testing.T) {
-	v1Tools := func(desc string) []checker.ToolDef {
-		return []checker.ToolDef{{Name: "a", Description: desc, InputSchema: []byte(`{"type":"object"}`)}}
+	v1Tools := func(desc string) []tooldef.Tool {
+		return []tooldef.Tool{{Name: "a", Description: desc, InputSchema: []byte(`{"type":"object"}`)}}
 	}
 	tests := []struct {
 		fixture string
 		version int
-		tools   []checker.ToolDef
-		drift   []checker.DriftEntry // against the tools the fixture's log lists
+		tools   []tooldef.Tool
+		drift   []tooldef.DriftEntry // against the tools the fixture's log lists
 		err     string
 	}{
 		{fixture: "drift-v1-baseline-unverified", version: 1, tools: v1Tools("d")},
 		{fixture: "drift-v1-baseline-with-drift", version: 1, tools: v1Tools("old"),
-			drift: []checker.DriftEntry{{Kind: checker.DriftDescription, Tool: "a"}}},
+			drift: []tooldef.DriftEntry{{Kind: tooldef.DriftDescription, Tool: "a"}}},
 		{fixture: "drift-corrupt-baseline",
 			err: `tool baseline "srv" is corrupt (invalid character 'n' looking for beginning of object key string); run mcpsnoop baseline --reset to trust the next complete tools/list`},
 		{fixture: "drift-future-baseline-version",
@@ -99,11 +99,11 @@ func TestLoadConformanceFixtures(t *testing.T) {
 			}
 			// Both logs list the same tool; only the description is verified.
 			listed := defs(t, `{"name":"a","description":"d","inputSchema":{"type":"object"},"title":"T","annotations":{"readOnlyHint":true}}`)
-			drift, unverified := checker.CompareTools(tools, listed, version)
+			drift, unverified := tooldef.Diff(tools, listed, version)
 			if !reflect.DeepEqual(drift, tt.drift) {
 				t.Errorf("drift = %v, want %v", drift, tt.drift)
 			}
-			if want := []checker.DriftKind{checker.DriftTitle, checker.DriftOutputSchema, checker.DriftAnnotations, checker.DriftIcons}; !reflect.DeepEqual(unverified, want) {
+			if want := []tooldef.DriftKind{tooldef.DriftTitle, tooldef.DriftOutputSchema, tooldef.DriftAnnotations, tooldef.DriftIcons}; !reflect.DeepEqual(unverified, want) {
 				t.Errorf("unverified = %v, want %v", unverified, want)
 			}
 		})
@@ -117,22 +117,22 @@ func TestLoad(t *testing.T) {
 		name    string
 		content string
 		version int
-		tools   []checker.ToolDef
+		tools   []tooldef.Tool
 		err     string
 	}{
 		{name: "v2 all fields", version: 2,
 			content: `{"version":2,"server":"srv","tools":[{"name":"a","description":"d","input_schema":{ "type" : "object" },"title":"T",
 				"output_schema":{"b":1,"a":2},"annotations":{"readOnlyHint":true},"icons":[{"src":"x"}]},{"name":"b","input_schema":null}]}`,
-			tools: []checker.ToolDef{
+			tools: []tooldef.Tool{
 				{Name: "a", Description: "d", Title: "T", InputSchema: []byte(`{"type":"object"}`), OutputSchema: []byte(`{"a":2,"b":1}`),
 					Annotations: []byte(`{"readOnlyHint":true}`), Icons: []byte(`[{"src":"x"}]`)},
 				{Name: "b", InputSchema: []byte(`null`)},
 			}},
 		{name: "v1 without input schema", version: 1,
 			content: `{"version":1,"server":"srv","tools":[{"name":"a"}]}`,
-			tools:   []checker.ToolDef{{Name: "a", InputSchema: []byte(`null`)}}},
-		{name: "no tools", version: 2, content: `{"version":2,"server":"srv","tools":[]}`, tools: []checker.ToolDef{}},
-		{name: "unknown fields ignored", version: 2, content: `{"version":2,"server":"srv","tools":[],"extra":true}`, tools: []checker.ToolDef{}},
+			tools:   []tooldef.Tool{{Name: "a", InputSchema: []byte(`null`)}}},
+		{name: "no tools", version: 2, content: `{"version":2,"server":"srv","tools":[]}`, tools: []tooldef.Tool{}},
+		{name: "unknown fields ignored", version: 2, content: `{"version":2,"server":"srv","tools":[],"extra":true}`, tools: []tooldef.Tool{}},
 		{name: "empty file", content: ``, err: `tool baseline "srv" is corrupt (unexpected end of JSON input)` + retired},
 		{name: "truncated", content: `{"version":2,"server":"srv","tools":[`, err: `tool baseline "srv" is corrupt (unexpected end of JSON input)` + retired},
 		{name: "other server", content: `{"version":2,"server":"other","tools":[]}`,
@@ -248,11 +248,11 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantBack := []checker.ToolDef{tools[1], tools[2], tools[0]}
+	wantBack := []tooldef.Tool{tools[1], tools[2], tools[0]}
 	if version != 2 || server != "my server <1>" || !reflect.DeepEqual(back, wantBack) {
 		t.Errorf("read back %d %q\n%+v\nwant\n%+v", version, server, back, wantBack)
 	}
-	if entries, unverified := checker.CompareTools(back, tools, version); entries != nil || unverified != nil {
+	if entries, unverified := tooldef.Diff(back, tools, version); entries != nil || unverified != nil {
 		t.Errorf("drift against itself: %v %v", entries, unverified)
 	}
 }

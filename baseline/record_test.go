@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
 // TestRecordLosesToExistingFile pins the race's losing side without racing:
@@ -12,8 +12,8 @@ import (
 // alone, reports created=false and cleans up its temporary file.
 func TestRecordLosesToExistingFile(t *testing.T) {
 	s := Store{Dir: t.TempDir()}
-	winner := []checker.ToolDef{{Name: "a", Description: "winner", InputSchema: []byte("null")}}
-	loser := []checker.ToolDef{{Name: "a", Description: "loser", InputSchema: []byte("null")}}
+	winner := []tooldef.Tool{{Name: "a", Description: "winner", InputSchema: []byte("null")}}
+	loser := []tooldef.Tool{{Name: "a", Description: "loser", InputSchema: []byte("null")}}
 	created, err := s.record("srv", winner)
 	if err != nil || !created {
 		t.Fatalf("first record = %v, %v; want created", created, err)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 )
 
@@ -69,7 +70,7 @@ func (s Store) Path(label string) string {
 // Observe returns the label's baseline. When there is none yet, defs are
 // recorded as the baseline and Created is set; when another writer records
 // one between the look and the write, theirs is loaded and returned instead.
-func (s Store) Observe(label string, defs []checker.ToolDef) (checker.BaselineObservation, error) {
+func (s Store) Observe(label string, defs []tooldef.Tool) (checker.BaselineObservation, error) {
 	version, _, tools, err := s.Load(label)
 	if err == nil {
 		return checker.BaselineObservation{Version: version, Tools: tools}, nil
@@ -99,7 +100,7 @@ func (s Store) Observe(label string, defs []checker.ToolDef) (checker.BaselineOb
 // name exists, so a baseline is never replaced by a first-seen write, and
 // unlike creating the final name directly, no reader can see it half
 // written.
-func (s Store) record(label string, defs []checker.ToolDef) (created bool, err error) {
+func (s Store) record(label string, defs []tooldef.Tool) (created bool, err error) {
 	if label == "" {
 		return false, ErrNoLabel
 	}
@@ -140,7 +141,7 @@ func (s Store) record(label string, defs []checker.ToolDef) (created bool, err e
 
 // Accept records tools as the label's baseline (version 2), replacing any
 // baseline it had, readable or not.
-func (s Store) Accept(label string, tools []checker.ToolDef) error {
+func (s Store) Accept(label string, tools []tooldef.Tool) error {
 	if label == "" {
 		return ErrNoLabel
 	}

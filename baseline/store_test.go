@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/baseline"
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
 func TestDefaultDir(t *testing.T) {
@@ -75,15 +76,15 @@ func TestObserve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []checker.ToolDef{first[1], first[0]}
+	want := []tooldef.Tool{first[1], first[0]}
 	if obs.Created || obs.Version != 2 || !reflect.DeepEqual(obs.Tools, want) {
 		t.Fatalf("second Observe = %+v, want not Created, version 2, %+v", obs, want)
 	}
 	if after, _ := os.ReadFile(s.Path("srv")); string(after) != string(before) {
 		t.Errorf("Observe rewrote the baseline")
 	}
-	entries, _ := checker.CompareTools(obs.Tools, second, obs.Version)
-	wantEntries := []checker.DriftEntry{{Kind: checker.DriftRemoved, Tool: "b"}, {Kind: checker.DriftDescription, Tool: "a"}, {Kind: checker.DriftAnnotations, Tool: "a"}}
+	entries, _ := tooldef.Diff(obs.Tools, second, obs.Version)
+	wantEntries := []tooldef.DriftEntry{{Kind: tooldef.DriftRemoved, Tool: "b"}, {Kind: tooldef.DriftDescription, Tool: "a"}, {Kind: tooldef.DriftAnnotations, Tool: "a"}}
 	if !reflect.DeepEqual(entries, wantEntries) {
 		t.Errorf("drift = %v, want %v", entries, wantEntries)
 	}
@@ -108,7 +109,7 @@ func TestObserveRace(t *testing.T) {
 			done  sync.WaitGroup
 			obs   [writers]checker.BaselineObservation
 			errs  [writers]error
-			mine  [writers][]checker.ToolDef
+			mine  [writers][]tooldef.Tool
 		)
 		start.Add(1)
 		for i := range writers {

@@ -6,16 +6,17 @@ import (
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
 // memStore is an in-memory BaselineStore.
 type memStore struct {
-	tools map[string][]checker.ToolDef
+	tools map[string][]tooldef.Tool
 	err   error
 }
 
 func (m *memStore) Location() string { return "/baselines" }
-func (m *memStore) Observe(label string, defs []checker.ToolDef) (checker.BaselineObservation, error) {
+func (m *memStore) Observe(label string, defs []tooldef.Tool) (checker.BaselineObservation, error) {
 	if m.err != nil {
 		return checker.BaselineObservation{}, m.err
 	}
@@ -75,7 +76,7 @@ func TestBaselineInEngine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			store := tt.store
 			if store == nil {
-				store = &memStore{tools: map[string][]checker.ToolDef{}}
+				store = &memStore{tools: map[string][]tooldef.Tool{}}
 			}
 			rep := check(t, checker.Config{FailOn: tt.failOn, Baseline: store}, tt.log)
 			if rep.Verdict != tt.verdict {

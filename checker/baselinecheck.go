@@ -3,7 +3,35 @@ package checker
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
+
+// BaselineStore keeps the trusted tool definitions per server label. The
+// engine hands it each session's complete tool listing, in session order;
+// implementations do the I/O (see package baseline), the engine stays pure.
+type BaselineStore interface {
+	// Observe returns the label's baseline, first recording defs as the
+	// baseline when there is none yet (trust on first use). An error (an
+	// unreadable or corrupt baseline, a write failure) is reported as the
+	// session's baseline error.
+	Observe(label string, defs []tooldef.Tool) (BaselineObservation, error)
+	// Location is where baselines are kept, for messages that tell users
+	// what to persist between CI runs.
+	Location() string
+}
+
+// BaselineObservation is what the store answered for one session.
+type BaselineObservation struct {
+	// Created is true when defs were recorded just now: nothing was
+	// verified.
+	Created bool
+	// Version of the stored baseline: 1 files record only name,
+	// description and input schema; 2 record every compared field.
+	Version int
+	// Tools are the baseline's definitions (when not Created).
+	Tools []tooldef.Tool
+}
 
 // observeBaseline compares the session's complete tool listing with the
 // baseline of its server label, recording it when there is none.
@@ -27,7 +55,7 @@ func (s *session) observeBaseline() BaselineResult {
 	case obs.Created:
 		r.Created = true
 	default:
-		r.Drift, r.Unverified = CompareTools(obs.Tools, defs, obs.Version)
+		r.Drift, r.Unverified = tooldef.Diff(obs.Tools, defs, obs.Version)
 	}
 	return r
 }

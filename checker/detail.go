@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 
+	"github.com/mcpsnoop/mcpsnoop/checker/toolschema"
 	"github.com/tidwall/gjson"
 )
 
@@ -152,7 +153,7 @@ func (s *session) toolCosts() []ToolCost {
 		if in := tool.Get("inputSchema"); in.Exists() {
 			c.SchemaBytes = compactLen([]byte(in.Raw))
 		}
-		c.Findings = schemaKinds(tool.Get("inputSchema"), tool.Get("outputSchema"), t.redacted)
+		c.Findings = toolschema.Kinds(tool.Get("inputSchema"), tool.Get("outputSchema"), t.redacted)
 		out = append(out, c)
 	}
 	sortToolCosts(out)

@@ -3,6 +3,8 @@ package checker
 import (
 	"strconv"
 
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
+	"github.com/mcpsnoop/mcpsnoop/checker/toolschema"
 	"github.com/tidwall/gjson"
 )
 
@@ -46,7 +48,7 @@ func (s *session) onToolsList(fc *frameCtx, c *call) {
 		}
 		inv.index[clone(name.Str)] = true
 		inv.tools = append(inv.tools, listedTool{name: clone(name.Str), raw: []byte(t.Raw), redacted: redacted})
-		if reason := rootProblem(t, redacted); reason != "" {
+		if reason := toolschema.RootProblem(t, redacted); reason != "" {
 			const tail = `, and 2026-07-28 requires one whose root type is "object"`
 			fc.warn("tool <name> advertises <reason>"+tail, "tool "+strconv.Quote(name.Str)+" advertises "+reason+tail)
 		}
@@ -65,12 +67,12 @@ func (s *session) schemaFindings() []SchemaFinding {
 	byKind := map[string][]string{}
 	for _, t := range s.inv.tools {
 		tool := gjson.ParseBytes(t.raw)
-		for _, kind := range schemaKinds(tool.Get("inputSchema"), tool.Get("outputSchema"), t.redacted) {
+		for _, kind := range toolschema.Kinds(tool.Get("inputSchema"), tool.Get("outputSchema"), t.redacted) {
 			byKind[kind] = append(byKind[kind], t.name)
 		}
 	}
 	var out []SchemaFinding
-	for _, kind := range SchemaKinds {
+	for _, kind := range toolschema.AllKinds {
 		if tools := byKind[kind]; len(tools) > 0 {
 			out = append(out, SchemaFinding{Kind: kind, Tools: tools})
 		}
@@ -78,14 +80,11 @@ func (s *session) schemaFindings() []SchemaFinding {
 	return out
 }
 
-// SchemaKinds lists the observational schema kinds in report order.
-var SchemaKinds = []string{"nonDefaultDialect", "oneOf", "anyOf", "allOf", "not", "ref", "externalRef", "untypedProperty"}
-
 // toolDefs returns the advertised tools as baseline definitions.
-func (s *session) toolDefs() []ToolDef {
-	defs := make([]ToolDef, 0, len(s.inv.tools))
+func (s *session) toolDefs() []tooldef.Tool {
+	defs := make([]tooldef.Tool, 0, len(s.inv.tools))
 	for _, t := range s.inv.tools {
-		if d, ok := ToolDefFromJSON(t.raw); ok {
+		if d, ok := tooldef.Parse(t.raw); ok {
 			defs = append(defs, d)
 		}
 	}

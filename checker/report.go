@@ -1,6 +1,10 @@
 package checker
 
-import "time"
+import (
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
+)
 
 // Verdict is the outcome of a check.
 type Verdict string
@@ -105,7 +109,7 @@ type Traffic struct {
 type ToolListing struct {
 	Listed   bool // a tools/list answer was seen
 	Complete bool // its last page had no nextCursor
-	Tools    []ToolDef
+	Tools    []tooldef.Tool
 }
 
 // BaselineResult is the drift verdict of one session.
@@ -123,11 +127,11 @@ type BaselineResult struct {
 	Dir string `json:"dir,omitempty"`
 	// Unverified names the kinds an old (version 1) baseline cannot answer
 	// for.
-	Unverified []DriftKind `json:"unverified,omitempty"`
+	Unverified []tooldef.DriftKind `json:"unverified,omitempty"`
 	// Error is why the baseline could not be used ("" when it could).
 	Error string `json:"error,omitempty"`
 	// Drift lists the differences, kinds in report order, tools sorted.
-	Drift []DriftEntry `json:"drift"`
+	Drift []tooldef.DriftEntry `json:"drift"`
 }
 
 // SchemaFinding is one schema kind and the tools using it, in advertised

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
 // Collector gathers the tool calls the checker engine hands to
@@ -46,7 +47,7 @@ func canonicalArgs(raw []byte) string {
 	if len(raw) == 0 {
 		return "{}"
 	}
-	canon, err := checker.CanonicalJSON(raw)
+	canon, err := tooldef.CanonicalJSON(raw)
 	if err != nil {
 		// The engine hands over arguments from a parsed frame, so this
 		// is not expected; comparing the bytes as logged still works.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
 // Call is one tools/call of a session, reduced to what diff compares.
@@ -28,8 +28,8 @@ type Call struct {
 // Side is one session as diff sees it.
 type Side struct {
 	SessionID string
-	Tools     []checker.ToolDef // the tool set rebuilt from every tools/list
-	Calls     []Call            // tools/call calls, in any order
+	Tools     []tooldef.Tool // the tool set rebuilt from every tools/list
+	Calls     []Call         // tools/call calls, in any order
 }
 
 // Options say which duration shifts are worth reporting.
@@ -77,8 +77,8 @@ func (c DurationChange) Slower() bool { return c.After > c.Before }
 type Result struct {
 	Before, After string // session ids
 	// Tools are the definition changes, as drift lists them: kinds in
-	// checker.DriftKinds order, tool names sorted within a kind.
-	Tools     []checker.DriftEntry
+	// tooldef.DriftKinds order, tool names sorted within a kind.
+	Tools     []tooldef.DriftEntry
 	Statuses  []StatusChange
 	Durations []DurationChange
 }
@@ -94,7 +94,7 @@ func (r *Result) Empty() bool {
 // speed-ups never count.
 func (r *Result) Regressed() bool {
 	for _, t := range r.Tools {
-		if t.Kind != checker.DriftAdded && t.Kind != checker.DriftIcons {
+		if t.Kind != tooldef.DriftAdded && t.Kind != tooldef.DriftIcons {
 			return true
 		}
 	}
@@ -118,7 +118,7 @@ func (r *Result) Regressed() bool {
 // shorter count, so calls that only one side made are not reported.
 func Compare(before, after Side, o Options) Result {
 	r := Result{Before: before.SessionID, After: after.SessionID}
-	r.Tools, _ = checker.CompareTools(before.Tools, after.Tools, 2)
+	r.Tools, _ = tooldef.Diff(before.Tools, after.Tools, 2)
 	b, a := bySignature(before.Calls), bySignature(after.Calls)
 	sigs := make([]signature, 0, len(b))
 	for sig := range b {

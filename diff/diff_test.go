@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -15,8 +16,8 @@ func call(i int, tool, args, status string, d time.Duration) Call {
 	return Call{Index: i, Tool: tool, Args: args, Status: status, Duration: d, HasDuration: d >= 0}
 }
 
-func tool(name, annotations string) checker.ToolDef {
-	t := checker.ToolDef{Name: name, Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}
+func tool(name, annotations string) tooldef.Tool {
+	t := tooldef.Tool{Name: name, Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}
 	if annotations != "" {
 		t.Annotations = json.RawMessage(annotations)
 	}
@@ -33,8 +34,8 @@ func TestCompare(t *testing.T) {
 	}{
 		{
 			name:   "identical",
-			before: Side{SessionID: "a", Tools: []checker.ToolDef{tool("x", "")}, Calls: []Call{call(0, "x", "{}", "ok", ms(10))}},
-			after:  Side{SessionID: "b", Tools: []checker.ToolDef{tool("x", "")}, Calls: []Call{call(0, "x", "{}", "ok", ms(10))}},
+			before: Side{SessionID: "a", Tools: []tooldef.Tool{tool("x", "")}, Calls: []Call{call(0, "x", "{}", "ok", ms(10))}},
+			after:  Side{SessionID: "b", Tools: []tooldef.Tool{tool("x", "")}, Calls: []Call{call(0, "x", "{}", "ok", ms(10))}},
 			want:   "mcpsnoop diff a -> b\nno differences found\n",
 		},
 		{
@@ -147,34 +148,34 @@ func TestCompare(t *testing.T) {
 		},
 		{
 			name:   "added tool is not a regression",
-			before: Side{Tools: []checker.ToolDef{tool("x", "")}},
-			after:  Side{Tools: []checker.ToolDef{tool("x", ""), tool("y", "")}},
+			before: Side{Tools: []tooldef.Tool{tool("x", "")}},
+			after:  Side{Tools: []tooldef.Tool{tool("x", ""), tool("y", "")}},
 			want:   "mcpsnoop diff  -> \ntools:\n  added: y\n",
 		},
 		{
 			name:      "removed tool is",
-			before:    Side{Tools: []checker.ToolDef{tool("x", ""), tool("y", "")}},
-			after:     Side{Tools: []checker.ToolDef{tool("x", "")}},
+			before:    Side{Tools: []tooldef.Tool{tool("x", ""), tool("y", "")}},
+			after:     Side{Tools: []tooldef.Tool{tool("x", "")}},
 			want:      "mcpsnoop diff  -> \ntools:\n  removed: y\n",
 			regressed: true,
 		},
 		{
 			name:      "destructive now",
-			before:    Side{Tools: []checker.ToolDef{tool("x", `{"destructiveHint":false}`)}},
-			after:     Side{Tools: []checker.ToolDef{tool("x", `{"destructiveHint":true}`)}},
+			before:    Side{Tools: []tooldef.Tool{tool("x", `{"destructiveHint":false}`)}},
+			after:     Side{Tools: []tooldef.Tool{tool("x", `{"destructiveHint":true}`)}},
 			want:      "mcpsnoop diff  -> \ntools:\n  annotations changed: x\n",
 			regressed: true,
 		},
 		{
 			name:   "spelled-out defaults are no change",
-			before: Side{Tools: []checker.ToolDef{tool("x", "")}},
-			after:  Side{Tools: []checker.ToolDef{tool("x", `{"destructiveHint":true,"readOnlyHint":false}`)}},
+			before: Side{Tools: []tooldef.Tool{tool("x", "")}},
+			after:  Side{Tools: []tooldef.Tool{tool("x", `{"destructiveHint":true,"readOnlyHint":false}`)}},
 			want:   "mcpsnoop diff  -> \nno differences found\n",
 		},
 		{
 			name:   "icons alone are not a regression",
-			before: Side{Tools: []checker.ToolDef{tool("x", "")}},
-			after: Side{Tools: []checker.ToolDef{func() checker.ToolDef {
+			before: Side{Tools: []tooldef.Tool{tool("x", "")}},
+			after: Side{Tools: []tooldef.Tool{func() tooldef.Tool {
 				d := tool("x", "")
 				d.Icons = json.RawMessage(`[{"src":"https://example.com/x.png"}]`)
 				return d
@@ -183,9 +184,9 @@ func TestCompare(t *testing.T) {
 		},
 		{
 			name: "every section, in order",
-			before: Side{SessionID: "a", Tools: []checker.ToolDef{tool("gone", ""), tool("x", "")},
+			before: Side{SessionID: "a", Tools: []tooldef.Tool{tool("gone", ""), tool("x", "")},
 				Calls: []Call{call(0, "x", "{}", "ok", ms(100))}},
-			after: Side{SessionID: "b", Tools: []checker.ToolDef{tool("new", ""), tool("x", `{"readOnlyHint":true}`)},
+			after: Side{SessionID: "b", Tools: []tooldef.Tool{tool("new", ""), tool("x", `{"readOnlyHint":true}`)},
 				Calls: []Call{call(0, "x", "{}", "error", ms(5000))}},
 			want: "mcpsnoop diff a -> b\ntools:\n  added: new\n  removed: gone\n  annotations changed: x\n" +
 				"calls:\n  status changed: x {} ok -> error\ndurations:\n  slower: x {} 100ms -> 5s\n",

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
 // TextOptions tune the text report.
@@ -76,7 +77,7 @@ func writeBaseline(w io.Writer, s *checker.SessionReport) {
 
 // WriteUnverified writes the note that an old baseline could not answer
 // for some kinds; nothing when kinds is empty.
-func WriteUnverified(w io.Writer, kinds []checker.DriftKind) {
+func WriteUnverified(w io.Writer, kinds []tooldef.DriftKind) {
 	if len(kinds) == 0 {
 		return
 	}
@@ -89,12 +90,12 @@ func WriteUnverified(w io.Writer, kinds []checker.DriftKind) {
 
 // WriteDrift writes the drift block: "definition drift:", then one line
 // per kind with the changed tools; nothing when there is no drift.
-func WriteDrift(w io.Writer, drift []checker.DriftEntry) {
+func WriteDrift(w io.Writer, drift []tooldef.DriftEntry) {
 	if len(drift) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "definition drift:")
-	for _, kind := range checker.DriftKinds {
+	for _, kind := range tooldef.DriftKinds {
 		var tools []string
 		for _, d := range drift {
 			if d.Kind == kind {

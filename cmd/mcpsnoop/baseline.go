@@ -6,6 +6,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/baseline"
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 	"github.com/mcpsnoop/mcpsnoop/report"
 	"github.com/spf13/cobra"
 )
@@ -84,7 +85,7 @@ func runBaseline(cmd *cobra.Command, args []string, accept, reset bool, store ba
 		fmt.Fprintln(out, "created first-seen tool baseline")
 		return nil
 	}
-	drift, unverified := checker.CompareTools(obs.Tools, s.Listing.Tools, obs.Version)
+	drift, unverified := tooldef.Diff(obs.Tools, s.Listing.Tools, obs.Version)
 	report.WriteUnverified(out, unverified)
 	if len(drift) == 0 {
 		fmt.Fprintln(out, "no tool definition drift")

@@ -1,4 +1,4 @@
-package checker
+package toolschema
 
 import (
 	"reflect"
@@ -8,7 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-func TestSchemaKinds(t *testing.T) {
+func TestKinds(t *testing.T) {
 	tests := []struct {
 		name     string
 		input    string // "" = absent
@@ -113,44 +113,44 @@ func TestSchemaKinds(t *testing.T) {
 			if tt.output != "" {
 				out = gjson.Parse(tt.output)
 			}
-			got := schemaKinds(in, out, tt.redacted)
+			got := Kinds(in, out, tt.redacted)
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("schemaKinds(%s, %s, %v) = %q, want %q", tt.input, tt.output, tt.redacted, got, tt.want)
+				t.Errorf("Kinds(%s, %s, %v) = %q, want %q", tt.input, tt.output, tt.redacted, got, tt.want)
 			}
-			if ref := referenceSchemaKinds(in, out, tt.redacted); !reflect.DeepEqual(ref, tt.want) {
+			if ref := referenceKinds(in, out, tt.redacted); !reflect.DeepEqual(ref, tt.want) {
 				t.Errorf("reference walk = %q, want %q", ref, tt.want)
 			}
 		})
 	}
 }
 
-// TestSchemaKindsFromTool reads the schemas the way a caller does, from a tool object.
-func TestSchemaKindsFromTool(t *testing.T) {
+// TestKindsFromTool reads the schemas the way a caller does, from a tool object.
+func TestKindsFromTool(t *testing.T) {
 	tool := gjson.Parse(`{"name":"pick","inputSchema":{"type":"object","properties":{"v":{"oneOf":[{"type":"string"}]}}},"outputSchema":{"anyOf":[{"type":"object"}]}}`)
-	got := schemaKinds(tool.Get("inputSchema"), tool.Get("outputSchema"), false)
+	got := Kinds(tool.Get("inputSchema"), tool.Get("outputSchema"), false)
 	if want := []string{"oneOf", "anyOf"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	noOutput := gjson.Parse(`{"name":"x","inputSchema":{"type":"object","properties":{"a":{}}}}`)
-	got = schemaKinds(noOutput.Get("inputSchema"), noOutput.Get("outputSchema"), false)
+	got = Kinds(noOutput.Get("inputSchema"), noOutput.Get("outputSchema"), false)
 	if want := []string{"untypedProperty"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
 
-// TestSchemaKindsDeepNesting checks that hostile nesting neither blows the
+// TestKindsDeepNesting checks that hostile nesting neither blows the
 // stack nor is followed past the depth cap.
-func TestSchemaKindsDeepNesting(t *testing.T) {
+func TestKindsDeepNesting(t *testing.T) {
 	nest := func(depth int, open, leaf, close string) string {
 		return strings.Repeat(open, depth) + leaf + strings.Repeat(close, depth)
 	}
 	// A keyword just inside the cap is found; past it, it is not.
-	inside := nest(schemaMaxDepth, `{"not":`, `{"oneOf":[]}`, `}`)
-	if got := schemaKinds(gjson.Parse(inside), gjson.Result{}, false); !reflect.DeepEqual(got, []string{"oneOf", "not"}) {
+	inside := nest(maxDepth, `{"not":`, `{"oneOf":[]}`, `}`)
+	if got := Kinds(gjson.Parse(inside), gjson.Result{}, false); !reflect.DeepEqual(got, []string{"oneOf", "not"}) {
 		t.Errorf("at the cap: got %q", got)
 	}
-	past := nest(schemaMaxDepth+1, `{"not":`, `{"oneOf":[]}`, `}`)
-	if got := schemaKinds(gjson.Parse(past), gjson.Result{}, false); !reflect.DeepEqual(got, []string{"not"}) {
+	past := nest(maxDepth+1, `{"not":`, `{"oneOf":[]}`, `}`)
+	if got := Kinds(gjson.Parse(past), gjson.Result{}, false); !reflect.DeepEqual(got, []string{"not"}) {
 		t.Errorf("past the cap: got %q", got)
 	}
 	// Very deep nesting through every kind of descent: the walk stops at the
@@ -167,89 +167,23 @@ func TestSchemaKindsDeepNesting(t *testing.T) {
 		{`{"not":`, `}`, []string{"not"}},
 	} {
 		deep := gjson.Parse(nest(100000, step.open, `{"$ref":"x.json"}`, step.close))
-		if got := schemaKinds(deep, deep, false); !reflect.DeepEqual(got, step.want) {
+		if got := Kinds(deep, deep, false); !reflect.DeepEqual(got, step.want) {
 			t.Errorf("%s: got %q, want %q", step.open, got, step.want)
 		}
 	}
 }
 
-func TestRootProblem(t *testing.T) {
-	tests := []struct {
-		name     string
-		tool     string
-		redacted bool
-		want     string
-	}{
-		{name: "object root", tool: `{"name":"a","inputSchema":{"type":"object"}}`, want: ""},
-		{name: "object root with properties", tool: `{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}`, want: ""},
-		{name: "no inputSchema", tool: `{"name":"a","description":"no schema"}`, want: "no inputSchema"},
-		{name: "not a tool object", tool: `"a"`, want: "no inputSchema"},
-		{name: "schema is a string", tool: `{"name":"a","inputSchema":"object"}`, want: "an inputSchema that is not a JSON object"},
-		{name: "schema is true", tool: `{"name":"a","inputSchema":true}`, want: "an inputSchema that is not a JSON object"},
-		{name: "schema is an array", tool: `{"name":"a","inputSchema":[{"type":"object"}]}`, want: "an inputSchema that is not a JSON object"},
-		{name: "schema is null", tool: `{"name":"a","inputSchema":null}`, want: "an inputSchema that is not a JSON object"},
-		{name: "null root type", tool: `{"name":"a","inputSchema":{"type":null}}`, want: "an inputSchema with a null root type"},
-		{name: "no root type", tool: `{"name":"a","inputSchema":{"properties":{"x":{"type":"string"}}}}`, want: "an inputSchema with no root type"},
-		{name: "empty schema", tool: `{"name":"a","inputSchema":{}}`, want: "an inputSchema with no root type"},
-		{name: "array root type", tool: `{"name":"b","inputSchema":{"type":"array"}}`, want: `an inputSchema with root type "array"`},
-		{name: "empty root type", tool: `{"name":"b","inputSchema":{"type":""}}`, want: `an inputSchema with root type ""`},
-		{name: "quoted root type", tool: `{"name":"b","inputSchema":{"type":"ob\"ject"}}`, want: `an inputSchema with root type "ob\"ject"`},
-		{name: "case matters", tool: `{"name":"b","inputSchema":{"type":"Object"}}`, want: `an inputSchema with root type "Object"`},
-		{name: "union root type", tool: `{"name":"c","inputSchema":{"type":["object","null"]}}`, want: `an inputSchema whose root type is not the string "object"`},
-		{name: "single-member union root type", tool: `{"name":"c","inputSchema":{"type":["object"]}}`, want: `an inputSchema whose root type is not the string "object"`},
-		{name: "numeric root type", tool: `{"name":"c","inputSchema":{"type":1}}`, want: `an inputSchema whose root type is not the string "object"`},
-		{name: "object root type", tool: `{"name":"c","inputSchema":{"type":{"const":"object"}}}`, want: `an inputSchema whose root type is not the string "object"`},
-
-		// Redaction.
-		{name: "redacted schema", tool: `{"name":"a","inputSchema":"[REDACTED]"}`, redacted: true, want: ""},
-		{name: "redacted type", tool: `{"name":"a","inputSchema":{"type":"[REDACTED]"}}`, redacted: true, want: ""},
-		{name: "[REDACTED] schema without the flag", tool: `{"name":"a","inputSchema":"[REDACTED]"}`, want: "an inputSchema that is not a JSON object"},
-		{name: "[REDACTED] type without the flag", tool: `{"name":"a","inputSchema":{"type":"[REDACTED]"}}`, want: `an inputSchema with root type "[REDACTED]"`},
-		{name: "redacted frame, other string schema", tool: `{"name":"a","inputSchema":"x [REDACTED]"}`, redacted: true, want: "an inputSchema that is not a JSON object"},
-		{name: "redacted frame, type only contains the marker", tool: `{"name":"a","inputSchema":{"type":"[REDACTED]x"}}`, redacted: true, want: `an inputSchema with root type "[REDACTED]x"`},
-		{name: "redacted frame, missing schema", tool: `{"name":"a"}`, redacted: true, want: "no inputSchema"},
-		{name: "redacted frame, array type", tool: `{"name":"a","inputSchema":{"type":["[REDACTED]"]}}`, redacted: true, want: `an inputSchema whose root type is not the string "object"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := rootProblem(gjson.Parse(tt.tool), tt.redacted); got != tt.want {
-				t.Errorf("rootProblem(%s, %v) = %q, want %q", tt.tool, tt.redacted, got, tt.want)
-			}
-		})
-	}
-}
-
-// TestRootProblemFixture mirrors the warn-schema-root-not-object conformance case.
-func TestRootProblemFixture(t *testing.T) {
-	tools := gjson.Parse(`[{"name":"a","description":"no schema"},{"name":"b","description":"d","inputSchema":{"type":"array"}},{"name":"c","description":"d","inputSchema":{"type":["object","null"]}},{"name":"d","description":"d","inputSchema":{"type":"object"}}]`)
-	var got []string
-	tools.ForEach(func(_, tool gjson.Result) bool {
-		if r := rootProblem(tool, false); r != "" {
-			got = append(got, tool.Get("name").Str+": "+r)
-		}
-		return true
-	})
-	want := []string{
-		"a: no inputSchema",
-		`b: an inputSchema with root type "array"`,
-		`c: an inputSchema whose root type is not the string "object"`,
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %q, want %q", got, want)
-	}
-}
-
-// TestSchemaKindsMalformed feeds every prefix of a busy schema (and some
+// TestKindsMalformed feeds every prefix of a busy schema (and some
 // junk) to the walk: it must neither panic nor spin.
-func TestSchemaKindsMalformed(t *testing.T) {
+func TestKindsMalformed(t *testing.T) {
 	busy := `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a\\\"b":{"$ref":"x\\u0023.json"},"z":{},"n":{"not":{"oneOf":[{"$ref":"#/a"},true,[],"s"]}},"c":{"allOf":[{"anyOf":[{}]}]},"p":{"prefixItems":[{"items":{"if":{}}}]}},"$defs":{"d":{"properties":{"q":{"enum":[1]}}}}}`
 	if !gjson.Valid(busy) {
 		t.Fatal("busy schema is not valid JSON")
 	}
 	for i := 0; i <= len(busy); i++ {
 		r := gjson.Parse(busy[:i])
-		schemaKinds(r, r, true)
-		schemaKinds(r, r, false)
+		Kinds(r, r, true)
+		Kinds(r, r, false)
 	}
 	for _, junk := range []string{
 		`{`, `{"`, `{"a`, `{"a"`, `{"a":`, `{"a":}`, `{"properties":{"x":}}`, `{"oneOf":[:]}`,
@@ -257,14 +191,14 @@ func TestSchemaKindsMalformed(t *testing.T) {
 		`{"not"::{}}`, `{"properties":[}`, `{"items":]`, `{]`, `{"a":1,,"oneOf":[]}`,
 	} {
 		r := gjson.Parse(junk)
-		schemaKinds(r, r, false)
+		Kinds(r, r, false)
 	}
 }
 
-// FuzzSchemaKinds checks, on valid JSON, that the one-pass byte walk agrees
+// FuzzKinds checks, on valid JSON, that the one-pass byte walk agrees
 // with a plain recursive walk over gjson values, and on anything else that it
 // does not panic.
-func FuzzSchemaKinds(f *testing.F) {
+func FuzzKinds(f *testing.F) {
 	for _, seed := range []string{
 		`{"type":"object","properties":{"v":{"oneOf":[{"type":"string"}]}}}`,
 		`{"$schema":"https://json-schema.org/draft/2020-12/schema#","properties":{"s":{"enum":["a"]},"t":{}}}`,
@@ -276,19 +210,19 @@ func FuzzSchemaKinds(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, redacted bool) {
 		r := gjson.Parse(s)
-		got := schemaKinds(r, gjson.Result{}, redacted)
+		got := Kinds(r, gjson.Result{}, redacted)
 		if !gjson.Valid(s) {
 			return
 		}
-		if want := referenceSchemaKinds(r, gjson.Result{}, redacted); !reflect.DeepEqual(got, want) {
-			t.Errorf("schemaKinds(%s, %v) = %q, reference %q", s, redacted, got, want)
+		if want := referenceKinds(r, gjson.Result{}, redacted); !reflect.DeepEqual(got, want) {
+			t.Errorf("Kinds(%s, %v) = %q, reference %q", s, redacted, got, want)
 		}
 	})
 }
 
-// referenceSchemaKinds is check.md 3.9 written as directly as possible over
+// referenceKinds is check.md 3.9 written as directly as possible over
 // gjson values, as an oracle for the byte walk.
-func referenceSchemaKinds(input, output gjson.Result, redacted bool) []string {
+func referenceKinds(input, output gjson.Result, redacted bool) []string {
 	found := map[string]bool{}
 	isRedacted := func(s string) bool { return redacted && strings.Contains(s, "[REDACTED]") }
 	var visit func(n gjson.Result, depth int, property bool)
@@ -308,7 +242,7 @@ func referenceSchemaKinds(input, output gjson.Result, redacted bool) []string {
 		}
 	}
 	visit = func(n gjson.Result, depth int, property bool) {
-		if depth > schemaMaxDepth || !n.IsObject() {
+		if depth > maxDepth || !n.IsObject() {
 			return
 		}
 		typed := false

@@ -1,4 +1,4 @@
-package checker
+package tooldef
 
 import (
 	"bytes"
@@ -6,7 +6,47 @@ import (
 	"slices"
 )
 
-// CompareTools lists how after differs from before (check.md section 4.3):
+// DriftKind names what changed about a tool, in report order.
+type DriftKind string
+
+const (
+	DriftAdded        DriftKind = "added"
+	DriftRemoved      DriftKind = "removed"
+	DriftDescription  DriftKind = "description"
+	DriftInputSchema  DriftKind = "input_schema"
+	DriftTitle        DriftKind = "title"
+	DriftOutputSchema DriftKind = "output_schema"
+	DriftAnnotations  DriftKind = "annotations"
+	DriftIcons        DriftKind = "icons"
+)
+
+// DriftKinds lists every kind in report order.
+var DriftKinds = []DriftKind{
+	DriftAdded, DriftRemoved, DriftDescription, DriftInputSchema,
+	DriftTitle, DriftOutputSchema, DriftAnnotations, DriftIcons,
+}
+
+// Label is how reports name a kind: "added", "description changed", ...
+func (k DriftKind) Label() string {
+	switch k {
+	case DriftAdded, DriftRemoved:
+		return string(k)
+	case DriftInputSchema:
+		return "input schema changed"
+	case DriftOutputSchema:
+		return "output schema changed"
+	}
+	return string(k) + " changed"
+}
+
+// DriftEntry is one (kind, tool) difference between two listings, such as
+// a baseline and a session.
+type DriftEntry struct {
+	Kind DriftKind `json:"kind"`
+	Tool string    `json:"tool"`
+}
+
+// Diff lists how after differs from before (check.md section 4.3):
 // tools added and removed by name, then, for each tool in both, every field
 // compared on its own. Entries come in DriftKinds order, tool names sorted
 // within a kind; nil means no drift.
@@ -18,7 +58,7 @@ import (
 //
 // A name listed twice in one list is compared by its last definition, as a
 // lookup by name would find it.
-func CompareTools(before, after []ToolDef, baselineVersion int) (entries []DriftEntry, unverified []DriftKind) {
+func Diff(before, after []Tool, baselineVersion int) (entries []DriftEntry, unverified []DriftKind) {
 	v1 := baselineVersion == 1
 	if v1 {
 		unverified = []DriftKind{DriftTitle, DriftOutputSchema, DriftAnnotations, DriftIcons}
@@ -62,15 +102,15 @@ var driftFieldKinds = []DriftKind{
 	DriftOutputSchema, DriftAnnotations, DriftIcons,
 }
 
-func driftToolsByName(tools []ToolDef) map[string]ToolDef {
-	m := make(map[string]ToolDef, len(tools))
+func driftToolsByName(tools []Tool) map[string]Tool {
+	m := make(map[string]Tool, len(tools))
 	for _, t := range tools {
 		m[t.Name] = t
 	}
 	return m
 }
 
-func driftFieldEqual(kind DriftKind, b, a ToolDef) bool {
+func driftFieldEqual(kind DriftKind, b, a Tool) bool {
 	switch kind {
 	case DriftDescription:
 		return b.Description == a.Description
@@ -165,56 +205,4 @@ func driftEncode(x any, raw json.RawMessage) []byte {
 		return raw
 	}
 	return b
-}
-
-// ToolDefFromJSON reads one tool object of a tools/list result. ok is false
-// when tool is not a JSON object or has no string "name". Description and
-// title are the decoded strings ("" when absent or not strings); the input
-// schema is canonical JSON, or null when absent; the output schema,
-// annotations and icons are canonical JSON, or nil when absent.
-func ToolDefFromJSON(tool []byte) (ToolDef, bool) {
-	trimmed := bytes.TrimLeft(tool, " \t\r\n")
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return ToolDef{}, false
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(tool, &fields); err != nil {
-		return ToolDef{}, false
-	}
-	name, ok := toolDefString(fields["name"])
-	if !ok {
-		return ToolDef{}, false
-	}
-	def := ToolDef{Name: name, InputSchema: json.RawMessage("null")}
-	def.Description, _ = toolDefString(fields["description"])
-	def.Title, _ = toolDefString(fields["title"])
-	for key, dst := range map[string]*json.RawMessage{
-		"inputSchema":  &def.InputSchema,
-		"outputSchema": &def.OutputSchema,
-		"annotations":  &def.Annotations,
-		"icons":        &def.Icons,
-	} {
-		raw, present := fields[key]
-		if !present {
-			continue
-		}
-		c, err := CanonicalJSON(raw)
-		if err != nil {
-			return ToolDef{}, false // unreachable: the object parsed
-		}
-		*dst = c
-	}
-	return def, true
-}
-
-// toolDefString decodes raw when it is a JSON string.
-func toolDefString(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || raw[0] != '"' {
-		return "", false
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false
-	}
-	return s, true
 }

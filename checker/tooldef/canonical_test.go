@@ -1,9 +1,9 @@
-package checker_test
+package tooldef_test
 
 import (
 	"testing"
 
-	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
 func TestCanonicalJSON(t *testing.T) {
@@ -37,14 +37,14 @@ func TestCanonicalJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := checker.CanonicalJSON([]byte(tt.in))
+			got, err := tooldef.CanonicalJSON([]byte(tt.in))
 			if err != nil {
 				t.Fatalf("CanonicalJSON(%s): %v", tt.in, err)
 			}
 			if string(got) != tt.want {
 				t.Errorf("CanonicalJSON(%s) = %s, want %s", tt.in, got, tt.want)
 			}
-			again, err := checker.CanonicalJSON(got)
+			again, err := tooldef.CanonicalJSON(got)
 			if err != nil || string(again) != string(got) {
 				t.Errorf("not idempotent: %s -> %s (%v)", got, again, err)
 			}
@@ -66,7 +66,7 @@ func TestCanonicalJSONErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := checker.CanonicalJSON([]byte(tt.in))
+			got, err := tooldef.CanonicalJSON([]byte(tt.in))
 			if err == nil {
 				t.Fatalf("CanonicalJSON(%q) = %s, want error", tt.in, got)
 			}

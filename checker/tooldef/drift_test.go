@@ -1,37 +1,36 @@
-package checker_test
+package tooldef_test
 
 import (
-	"encoding/json"
 	"reflect"
 	"testing"
 
-	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
 // defs reads tools/list tool objects, failing the test on one that is not.
-func defs(t *testing.T, tools ...string) []checker.ToolDef {
+func defs(t *testing.T, tools ...string) []tooldef.Tool {
 	t.Helper()
-	var out []checker.ToolDef
+	var out []tooldef.Tool
 	for _, s := range tools {
-		d, ok := checker.ToolDefFromJSON([]byte(s))
+		d, ok := tooldef.Parse([]byte(s))
 		if !ok {
-			t.Fatalf("ToolDefFromJSON(%s) not ok", s)
+			t.Fatalf("Parse(%s) not ok", s)
 		}
 		out = append(out, d)
 	}
 	return out
 }
 
-func entry(kind checker.DriftKind, tool string) checker.DriftEntry {
-	return checker.DriftEntry{Kind: kind, Tool: tool}
+func entry(kind tooldef.DriftKind, tool string) tooldef.DriftEntry {
+	return tooldef.DriftEntry{Kind: kind, Tool: tool}
 }
 
-func TestCompareTools(t *testing.T) {
+func TestDiff(t *testing.T) {
 	const obj = `"inputSchema":{"type":"object"}`
 	tests := []struct {
 		name          string
 		before, after []string
-		want          []checker.DriftEntry
+		want          []tooldef.DriftEntry
 	}{
 		{name: "identical",
 			before: []string{`{"name":"a","description":"d",` + obj + `}`},
@@ -40,14 +39,14 @@ func TestCompareTools(t *testing.T) {
 		{name: "added and removed",
 			before: []string{`{"name":"a",` + obj + `}`, `{"name":"b",` + obj + `}`},
 			after:  []string{`{"name":"c",` + obj + `}`, `{"name":"a",` + obj + `}`},
-			want:   []checker.DriftEntry{entry(checker.DriftAdded, "c"), entry(checker.DriftRemoved, "b")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftAdded, "c"), entry(tooldef.DriftRemoved, "b")}},
 		{name: "list order irrelevant",
 			before: []string{`{"name":"a"}`, `{"name":"b"}`},
 			after:  []string{`{"name":"b"}`, `{"name":"a"}`}},
 		{name: "description changed",
 			before: []string{`{"name":"a","description":"old"}`},
 			after:  []string{`{"name":"a","description":"new words"}`},
-			want:   []checker.DriftEntry{entry(checker.DriftDescription, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftDescription, "a")}},
 		{name: "non-string description is empty",
 			before: []string{`{"name":"a","description":5}`},
 			after:  []string{`{"name":"a"}`}},
@@ -63,7 +62,7 @@ func TestCompareTools(t *testing.T) {
 		{name: "schema property added",
 			before: []string{`{"name":"a",` + obj + `}`},
 			after:  []string{`{"name":"a","inputSchema":{"type":"object","properties":{"x":{}}}}`},
-			want:   []checker.DriftEntry{entry(checker.DriftInputSchema, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftInputSchema, "a")}},
 		{name: "default $schema dropped",
 			before: []string{`{"name":"a",` + obj + `}`},
 			after:  []string{`{"name":"a","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}}`}},
@@ -76,33 +75,33 @@ func TestCompareTools(t *testing.T) {
 		{name: "other $schema kept",
 			before: []string{`{"name":"a",` + obj + `}`},
 			after:  []string{`{"name":"a","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}}`},
-			want:   []checker.DriftEntry{entry(checker.DriftInputSchema, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftInputSchema, "a")}},
 		{name: "nested default $schema kept",
 			before: []string{`{"name":"a","inputSchema":{"type":"object","properties":{"x":{}}}}`},
 			after:  []string{`{"name":"a","inputSchema":{"type":"object","properties":{"x":{"$schema":"https://json-schema.org/draft/2020-12/schema"}}}}`},
-			want:   []checker.DriftEntry{entry(checker.DriftInputSchema, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftInputSchema, "a")}},
 		{name: "input schema absent equals null",
 			before: []string{`{"name":"a"}`},
 			after:  []string{`{"name":"a","inputSchema":null}`}},
 		{name: "input schema absent differs from {}",
 			before: []string{`{"name":"a"}`},
 			after:  []string{`{"name":"a","inputSchema":{}}`},
-			want:   []checker.DriftEntry{entry(checker.DriftInputSchema, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftInputSchema, "a")}},
 		{name: "numbers compared as written",
 			before: []string{`{"name":"a","inputSchema":{"maximum":1}}`},
 			after:  []string{`{"name":"a","inputSchema":{"maximum":1.0}}`},
-			want:   []checker.DriftEntry{entry(checker.DriftInputSchema, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftInputSchema, "a")}},
 		{name: "title changed",
 			before: []string{`{"name":"a","title":"B"}`},
 			after:  []string{`{"name":"a","title":"Bee"}`},
-			want:   []checker.DriftEntry{entry(checker.DriftTitle, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftTitle, "a")}},
 		{name: "title absent equals empty",
 			before: []string{`{"name":"a"}`},
 			after:  []string{`{"name":"a","title":""}`}},
 		{name: "output schema appears",
 			before: []string{`{"name":"a"}`},
 			after:  []string{`{"name":"a","outputSchema":{"type":"object"}}`},
-			want:   []checker.DriftEntry{entry(checker.DriftOutputSchema, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftOutputSchema, "a")}},
 		{name: "output schema default $schema dropped",
 			before: []string{`{"name":"a","outputSchema":{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema#"}}`},
 			after:  []string{`{"name":"a","outputSchema":{"type":"object"}}`}},
@@ -121,60 +120,60 @@ func TestCompareTools(t *testing.T) {
 		{name: "readOnlyHint true to false",
 			before: []string{`{"name":"a","annotations":{"readOnlyHint":true}}`},
 			after:  []string{`{"name":"a","annotations":{"readOnlyHint":false}}`},
-			want:   []checker.DriftEntry{entry(checker.DriftAnnotations, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftAnnotations, "a")}},
 		{name: "readOnlyHint true to absent",
 			before: []string{`{"name":"a","annotations":{"readOnlyHint":true}}`},
 			after:  []string{`{"name":"a"}`},
-			want:   []checker.DriftEntry{entry(checker.DriftAnnotations, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftAnnotations, "a")}},
 		{name: "destructiveHint absent to false",
 			before: []string{`{"name":"a"}`},
 			after:  []string{`{"name":"a","annotations":{"destructiveHint":false}}`},
-			want:   []checker.DriftEntry{entry(checker.DriftAnnotations, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftAnnotations, "a")}},
 		{name: "destructiveHint absent to true",
 			before: []string{`{"name":"a","annotations":{}}`},
 			after:  []string{`{"name":"a","annotations":{"destructiveHint":true}}`}},
 		{name: "openWorldHint absent to false",
 			before: []string{`{"name":"a"}`},
 			after:  []string{`{"name":"a","annotations":{"openWorldHint":false}}`},
-			want:   []checker.DriftEntry{entry(checker.DriftAnnotations, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftAnnotations, "a")}},
 		{name: "non-boolean hint distinct from its default",
 			before: []string{`{"name":"a","annotations":{"readOnlyHint":false}}`},
 			after:  []string{`{"name":"a","annotations":{"readOnlyHint":"false"}}`},
-			want:   []checker.DriftEntry{entry(checker.DriftAnnotations, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftAnnotations, "a")}},
 		{name: "null hint distinct from absent",
 			before: []string{`{"name":"a","annotations":{}}`},
 			after:  []string{`{"name":"a","annotations":{"destructiveHint":null}}`},
-			want:   []checker.DriftEntry{entry(checker.DriftAnnotations, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftAnnotations, "a")}},
 		{name: "numeric hint distinct from boolean",
 			before: []string{`{"name":"a","annotations":{"idempotentHint":true}}`},
 			after:  []string{`{"name":"a","annotations":{"idempotentHint":1}}`},
-			want:   []checker.DriftEntry{entry(checker.DriftAnnotations, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftAnnotations, "a")}},
 		{name: "non-object annotations distinct from {}",
 			before: []string{`{"name":"a","annotations":{}}`},
 			after:  []string{`{"name":"a","annotations":[]}`},
-			want:   []checker.DriftEntry{entry(checker.DriftAnnotations, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftAnnotations, "a")}},
 		{name: "non-object annotations distinct from absent",
 			before: []string{`{"name":"a"}`},
 			after:  []string{`{"name":"a","annotations":"readOnly"}`},
-			want:   []checker.DriftEntry{entry(checker.DriftAnnotations, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftAnnotations, "a")}},
 		{name: "unknown annotation key added",
 			before: []string{`{"name":"a","annotations":{"readOnlyHint":true}}`},
 			after:  []string{`{"name":"a","annotations":{"readOnlyHint":true,"title":"A"}}`},
-			want:   []checker.DriftEntry{entry(checker.DriftAnnotations, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftAnnotations, "a")}},
 		{name: "annotation key order irrelevant",
 			before: []string{`{"name":"a","annotations":{"title":"A","readOnlyHint":true}}`},
 			after:  []string{`{"name":"a","annotations":{"readOnlyHint":true,"title":"A"}}`}},
 		{name: "icons order-sensitive",
 			before: []string{`{"name":"a","icons":[{"src":"x.png"},{"src":"y.png"}]}`},
 			after:  []string{`{"name":"a","icons":[{"src":"y.png"},{"src":"x.png"}]}`},
-			want:   []checker.DriftEntry{entry(checker.DriftIcons, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftIcons, "a")}},
 		{name: "icon key order irrelevant",
 			before: []string{`{"name":"a","icons":[{"src":"x.png","mimeType":"image/png"}]}`},
 			after:  []string{`{"name":"a","icons":[{"mimeType":"image/png","src":"x.png"}]}`}},
 		{name: "icons appear",
 			before: []string{`{"name":"a"}`},
 			after:  []string{`{"name":"a","icons":[]}`},
-			want:   []checker.DriftEntry{entry(checker.DriftIcons, "a")}},
+			want:   []tooldef.DriftEntry{entry(tooldef.DriftIcons, "a")}},
 		{name: "every kind, report order",
 			before: []string{
 				`{"name":"z","description":"1","inputSchema":{"a":1},"title":"t","outputSchema":{},"annotations":{},"icons":[]}`,
@@ -186,21 +185,21 @@ func TestCompareTools(t *testing.T) {
 				`{"name":"z","description":"2","inputSchema":{"a":2},"title":"u","outputSchema":{"b":1},"annotations":{"readOnlyHint":true},"icons":[1]}`,
 				`{"name":"m","description":"2","inputSchema":{"a":2},"title":"u","outputSchema":{"b":1},"annotations":{"readOnlyHint":true},"icons":[1]}`,
 			},
-			want: []checker.DriftEntry{
-				entry(checker.DriftAdded, "new1"), entry(checker.DriftAdded, "new2"),
-				entry(checker.DriftRemoved, "gone1"), entry(checker.DriftRemoved, "gone2"),
-				entry(checker.DriftDescription, "m"), entry(checker.DriftDescription, "z"),
-				entry(checker.DriftInputSchema, "m"), entry(checker.DriftInputSchema, "z"),
-				entry(checker.DriftTitle, "m"), entry(checker.DriftTitle, "z"),
-				entry(checker.DriftOutputSchema, "m"), entry(checker.DriftOutputSchema, "z"),
-				entry(checker.DriftAnnotations, "m"), entry(checker.DriftAnnotations, "z"),
-				entry(checker.DriftIcons, "m"), entry(checker.DriftIcons, "z"),
+			want: []tooldef.DriftEntry{
+				entry(tooldef.DriftAdded, "new1"), entry(tooldef.DriftAdded, "new2"),
+				entry(tooldef.DriftRemoved, "gone1"), entry(tooldef.DriftRemoved, "gone2"),
+				entry(tooldef.DriftDescription, "m"), entry(tooldef.DriftDescription, "z"),
+				entry(tooldef.DriftInputSchema, "m"), entry(tooldef.DriftInputSchema, "z"),
+				entry(tooldef.DriftTitle, "m"), entry(tooldef.DriftTitle, "z"),
+				entry(tooldef.DriftOutputSchema, "m"), entry(tooldef.DriftOutputSchema, "z"),
+				entry(tooldef.DriftAnnotations, "m"), entry(tooldef.DriftAnnotations, "z"),
+				entry(tooldef.DriftIcons, "m"), entry(tooldef.DriftIcons, "z"),
 			}},
 		{name: "spec example: two sessions, same label",
 			before: []string{`{"name":"a","description":"old"}`, `{"name":"b"}`},
 			after:  []string{`{"name":"a","description":"new words"}`, `{"name":"c"}`},
-			want: []checker.DriftEntry{
-				entry(checker.DriftAdded, "c"), entry(checker.DriftRemoved, "b"), entry(checker.DriftDescription, "a"),
+			want: []tooldef.DriftEntry{
+				entry(tooldef.DriftAdded, "c"), entry(tooldef.DriftRemoved, "b"), entry(tooldef.DriftDescription, "a"),
 			}},
 		{name: "conformance: annotation defaults and title",
 			before: []string{
@@ -211,11 +210,11 @@ func TestCompareTools(t *testing.T) {
 				`{"name":"a","description":"d","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true,"destructiveHint":true,"openWorldHint":true}}`,
 				`{"name":"b","description":"d","inputSchema":{"type":"object","$schema":"https://json-schema.org/draft/2020-12/schema"},"title":"Bee"}`,
 			},
-			want: []checker.DriftEntry{entry(checker.DriftTitle, "b")}},
+			want: []tooldef.DriftEntry{entry(tooldef.DriftTitle, "b")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, unverified := checker.CompareTools(defs(t, tt.before...), defs(t, tt.after...), 2)
+			got, unverified := tooldef.Diff(defs(t, tt.before...), defs(t, tt.after...), 2)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("entries = %v, want %v", got, tt.want)
 			}
@@ -226,87 +225,44 @@ func TestCompareTools(t *testing.T) {
 	}
 }
 
-func TestCompareToolsVersion1(t *testing.T) {
+func TestDiffVersion1(t *testing.T) {
 	// Everything differs; a version 1 baseline can only answer for the
 	// name set, the description and the input schema.
 	before := defs(t, `{"name":"a","description":"old","inputSchema":{"type":"object"},"title":"T","annotations":{"readOnlyHint":true},"icons":[]}`, `{"name":"b"}`)
 	after := defs(t, `{"name":"a","description":"new","inputSchema":{"type":"string"},"title":"U","outputSchema":{},"annotations":{"readOnlyHint":false},"icons":[1]}`)
-	allUnverified := []checker.DriftKind{checker.DriftTitle, checker.DriftOutputSchema, checker.DriftAnnotations, checker.DriftIcons}
+	allUnverified := []tooldef.DriftKind{tooldef.DriftTitle, tooldef.DriftOutputSchema, tooldef.DriftAnnotations, tooldef.DriftIcons}
 	tests := []struct {
 		name       string
 		version    int
-		before     []checker.ToolDef
-		want       []checker.DriftEntry
-		unverified []checker.DriftKind
+		before     []tooldef.Tool
+		want       []tooldef.DriftEntry
+		unverified []tooldef.DriftKind
 	}{
 		{name: "version 1", version: 1, before: before,
-			want:       []checker.DriftEntry{entry(checker.DriftRemoved, "b"), entry(checker.DriftDescription, "a"), entry(checker.DriftInputSchema, "a")},
+			want:       []tooldef.DriftEntry{entry(tooldef.DriftRemoved, "b"), entry(tooldef.DriftDescription, "a"), entry(tooldef.DriftInputSchema, "a")},
 			unverified: allUnverified},
 		{name: "version 1, no drift", version: 1, before: after, unverified: allUnverified},
 		{name: "version 2", version: 2, before: before,
-			want: []checker.DriftEntry{
-				entry(checker.DriftRemoved, "b"), entry(checker.DriftDescription, "a"), entry(checker.DriftInputSchema, "a"),
-				entry(checker.DriftTitle, "a"), entry(checker.DriftOutputSchema, "a"),
-				entry(checker.DriftAnnotations, "a"), entry(checker.DriftIcons, "a"),
+			want: []tooldef.DriftEntry{
+				entry(tooldef.DriftRemoved, "b"), entry(tooldef.DriftDescription, "a"), entry(tooldef.DriftInputSchema, "a"),
+				entry(tooldef.DriftTitle, "a"), entry(tooldef.DriftOutputSchema, "a"),
+				entry(tooldef.DriftAnnotations, "a"), entry(tooldef.DriftIcons, "a"),
 			}},
 		{name: "version 0 compares everything", version: 0, before: before[:1],
-			want: []checker.DriftEntry{
-				entry(checker.DriftDescription, "a"), entry(checker.DriftInputSchema, "a"),
-				entry(checker.DriftTitle, "a"), entry(checker.DriftOutputSchema, "a"),
-				entry(checker.DriftAnnotations, "a"), entry(checker.DriftIcons, "a"),
+			want: []tooldef.DriftEntry{
+				entry(tooldef.DriftDescription, "a"), entry(tooldef.DriftInputSchema, "a"),
+				entry(tooldef.DriftTitle, "a"), entry(tooldef.DriftOutputSchema, "a"),
+				entry(tooldef.DriftAnnotations, "a"), entry(tooldef.DriftIcons, "a"),
 			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, unverified := checker.CompareTools(tt.before, after, tt.version)
+			got, unverified := tooldef.Diff(tt.before, after, tt.version)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("entries = %v, want %v", got, tt.want)
 			}
 			if !reflect.DeepEqual(unverified, tt.unverified) {
 				t.Errorf("unverified = %v, want %v", unverified, tt.unverified)
-			}
-		})
-	}
-}
-
-func TestToolDefFromJSON(t *testing.T) {
-	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
-	tests := []struct {
-		name string
-		in   string
-		want checker.ToolDef
-		ok   bool
-	}{
-		{name: "not JSON", in: `{name`},
-		{name: "array", in: `[{"name":"a"}]`},
-		{name: "null", in: `null`},
-		{name: "string", in: `"a"`},
-		{name: "no name", in: `{"description":"d"}`},
-		{name: "null name", in: `{"name":null}`},
-		{name: "numeric name", in: `{"name":1}`},
-		{name: "minimal", in: ` {"name":"a"}`, ok: true,
-			want: checker.ToolDef{Name: "a", InputSchema: raw(`null`)}},
-		{name: "full", ok: true,
-			in: `{"name":"a","description":"d <b>","title":"T","inputSchema":{"type":"object", "properties":{"y":{},"x":{"maximum":1.0}}},
-				"outputSchema":{"type":"object"},"annotations":{"title":"A & B","readOnlyHint":true},"icons":[{"src":"i.png","mimeType":"image/png"}],"extra":1}`,
-			want: checker.ToolDef{Name: "a", Description: "d <b>", Title: "T",
-				InputSchema:  raw(`{"properties":{"x":{"maximum":1.0},"y":{}},"type":"object"}`),
-				OutputSchema: raw(`{"type":"object"}`),
-				Annotations:  raw(`{"readOnlyHint":true,"title":"A & B"}`),
-				Icons:        raw(`[{"mimeType":"image/png","src":"i.png"}]`)}},
-		{name: "non-string description and title", in: `{"name":"a","description":{"x":1},"title":false}`, ok: true,
-			want: checker.ToolDef{Name: "a", InputSchema: raw(`null`)}},
-		{name: "explicit nulls kept", in: `{"name":"a","inputSchema":null,"outputSchema":null,"annotations":null,"icons":null}`, ok: true,
-			want: checker.ToolDef{Name: "a", InputSchema: raw(`null`), OutputSchema: raw(`null`), Annotations: raw(`null`), Icons: raw(`null`)}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok := checker.ToolDefFromJSON([]byte(tt.in))
-			if ok != tt.ok {
-				t.Fatalf("ok = %v, want %v", ok, tt.ok)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
 	}
