@@ -16,10 +16,11 @@ import (
 // writes for the same Frame with HTML escaping off (frameEncoder's test
 // holds it to that); strings still go through encoding/json.
 
-// compactJSON returns line compacted when it is one JSON value in valid
-// UTF-8 (encoding/json's Compact, without HTML escaping), else ok is false.
-// A line that is already compact is returned as is.
-func compactJSON(line []byte, scratch *bytes.Buffer) (raw []byte, ok bool) {
+// CompactJSON returns line compacted when it is one JSON value in valid
+// UTF-8 (encoding/json's Compact, without HTML escaping), else ok is false:
+// what a log writer keeps as raw, rather than as text. A line that is
+// already compact is returned as is; scratch holds one that is not.
+func CompactJSON(line []byte, scratch *bytes.Buffer) (raw []byte, ok bool) {
 	valid, hasWS := lineJSON(line)
 	if !valid {
 		return nil, false

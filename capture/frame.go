@@ -1,6 +1,9 @@
 // Package capture owns the session log: the Frame envelope every capture
-// writes, reading logs back as a stream of frames, and the state directory
-// where logs live. It knows nothing about signals or verdicts.
+// writes, writing it (LogWriter, redaction), reading logs back as a stream
+// of frames, the state directory where logs live and the .mcpsnoop.toml
+// settings. It knows nothing about signals or verdicts. The captures
+// themselves live below it and import it, never the reverse: capture/stdio
+// (the stdio shim) and capture/httpcapture (the streamable-HTTP proxy).
 package capture
 
 import (
@@ -98,4 +101,25 @@ func (f Frame) Clone() Frame {
 		}
 	}
 	return c
+}
+
+// SessionMeta is the content of a stdio session's meta frame (seq 1): what
+// was run and where, and which client process started the capture. PPID and
+// PPIDStart together name that process across pid reuse; they are left out
+// when they cannot be read, never guessed.
+type SessionMeta struct {
+	Command   []string `json:"command"`
+	Cwd       string   `json:"cwd,omitempty"`
+	PPID      int      `json:"ppid,omitempty"`
+	PPIDStart string   `json:"ppid_start,omitempty"`
+}
+
+// JSON is the meta frame's raw value, without HTML escaping so that an "&"
+// in an argument stays as typed.
+func (m SessionMeta) JSON() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(m) // strings and ints only: cannot fail
+	return bytes.TrimRight(buf.Bytes(), "\n")
 }

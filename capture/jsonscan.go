@@ -262,3 +262,45 @@ func validJSON(b []byte) bool {
 	end := s.value(i)
 	return end >= 0 && s.ws(end) == len(b)
 }
+
+// ArrayElements returns the elements of b, each a slice of b, when b is
+// exactly one JSON array starting at its first byte.
+func ArrayElements(b []byte) ([][]byte, bool) {
+	if len(b) == 0 || b[0] != '[' || !validJSON(b) {
+		return nil, false
+	}
+	s := jsonScanner{b: b}
+	var elems [][]byte
+	i := s.ws(1)
+	if i < len(b) && b[i] == ']' {
+		return nil, true
+	}
+	for i < len(b) {
+		end := s.value(i)
+		if end < 0 {
+			return nil, false
+		}
+		elems = append(elems, b[i:end])
+		i = s.ws(end)
+		if i >= len(b) || b[i] == ']' {
+			break
+		}
+		i = s.ws(i + 1) // past the comma
+	}
+	return elems, true
+}
+
+// ObjectMembers calls fn for each member of the JSON object raw, in order,
+// with its decoded name and its value's text (a slice of raw). It reports
+// false when raw is not an object.
+func ObjectMembers(raw []byte, fn func(name string, value []byte)) bool {
+	s := jsonScanner{b: raw}
+	i := s.ws(0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	return s.object(i, func(ks, ke, vs, ve int) bool {
+		fn(memberName(raw[ks:ke]), raw[vs:ve])
+		return true
+	}) >= 0
+}

@@ -16,10 +16,11 @@ const MaxLogLine = 16 << 20
 
 // The writer's queue bounds: frames waiting to be written, and the bytes of
 // their content. A frame that does not fit is dropped from the log (its seq
-// is left unused, so readers count it as missing), never waited for.
+// is left unused, so readers count it as missing), never waited for. Every
+// log writer (LogWriter, and httpcapture.Log for HTTP) keeps these bounds.
 const (
-	queueFrames = 16384
-	queueBytes  = 64 << 20
+	QueueFrames = 16384
+	QueueBytes  = 64 << 20
 )
 
 // LogWriter writes one session log from a single goroutine. Frames enter in
@@ -96,7 +97,7 @@ func NewLogWriter(out io.WriteCloser, o LogOptions) *LogWriter {
 	w := &LogWriter{
 		sessionID: o.SessionID, label: o.Label, transport: TransportStdio, path: o.Path,
 		out: out, red: o.Redactor, warn: o.Warn,
-		ring: make([]slot, queueFrames), wake: make(chan struct{}, 1), finished: make(chan struct{}),
+		ring: make([]slot, QueueFrames), wake: make(chan struct{}, 1), finished: make(chan struct{}),
 	}
 	go w.loop()
 	return w
@@ -193,7 +194,7 @@ func (w *LogWriter) apply(dir string, ops []op) {
 // fillLocked gives a queued slot its content and reports whether it is
 // now at the head of the queue (so the writer has work).
 func (w *LogWriter) fillLocked(s *slot, o *op) bool {
-	if w.bytes+len(o.data) > queueBytes {
+	if w.bytes+len(o.data) > QueueBytes {
 		s.drop = true
 		o.slab.release()
 		w.loseLocked(1, "a line did not fit the queue's memory budget")
@@ -234,13 +235,14 @@ func (w *LogWriter) Close() uint64 {
 // every pollInterval instead of being woken for each frame, and writes in
 // big chunks: appending to a file costs far more per call than per byte.
 // It flushes when the buffer is full, when the queue has stayed empty for
-// idlePolls polls, and at least every maxFlushDelay, so a log is never far
-// behind the wire; on Close everything is flushed.
+// idlePolls polls, and at least every MaxFlushDelay, so a log is never far
+// behind the wire; on Close everything is flushed. WriteBuffer and
+// MaxFlushDelay bound every log writer's batching.
 const (
-	writeBuffer   = 1 << 20
+	WriteBuffer   = 1 << 20
 	pollInterval  = time.Millisecond
 	idlePolls     = 3
-	maxFlushDelay = 200 * time.Millisecond
+	MaxFlushDelay = 200 * time.Millisecond
 )
 
 // loop is the writer goroutine.
@@ -251,7 +253,7 @@ func (w *LogWriter) loop() {
 	enc := json.NewEncoder(&generic)
 	enc.SetEscapeHTML(false)
 	var (
-		buf       = make([]byte, 0, writeBuffer) // frames encoded, not yet written
+		buf       = make([]byte, 0, WriteBuffer) // frames encoded, not yet written
 		batch     []slot
 		unflushed uint64 // frames in buf
 		dead      bool   // the file failed: nothing more is written
@@ -279,8 +281,8 @@ func (w *LogWriter) loop() {
 		}
 		unflushed = 0
 		buf = buf[:0]
-		if cap(buf) > 2*writeBuffer {
-			buf = make([]byte, 0, writeBuffer) // do not keep a huge frame's room
+		if cap(buf) > 2*WriteBuffer {
+			buf = make([]byte, 0, WriteBuffer) // do not keep a huge frame's room
 		}
 	}
 	for {
@@ -341,11 +343,11 @@ func (w *LogWriter) loop() {
 			unflushed++
 			s.slab.release()
 			*s = slot{} // let the line's memory go
-			if len(buf) >= writeBuffer {
+			if len(buf) >= WriteBuffer {
 				flush()
 			}
 		}
-		if time.Since(lastFlush) >= maxFlushDelay {
+		if time.Since(lastFlush) >= MaxFlushDelay {
 			flush()
 		}
 		w.warnOnce()

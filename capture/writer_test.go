@@ -72,7 +72,7 @@ func newTestLog(out io.WriteCloser, warn io.Writer) *LogWriter {
 
 func add(w *LogWriter, dir, line string) {
 	o := op{kind: opAdd, data: []byte(line)}
-	if raw, ok := compactJSON(o.data, &bytes.Buffer{}); ok {
+	if raw, ok := CompactJSON(o.data, &bytes.Buffer{}); ok {
 		o.data, o.json = raw, true
 	}
 	w.apply(dir, []op{o})
@@ -137,7 +137,7 @@ func TestLogWriterDropsWhenQueueIsFull(t *testing.T) {
 	const extra = 5
 	done := make(chan struct{})
 	go func() {
-		for i := range queueFrames + extra {
+		for i := range QueueFrames + extra {
 			add(w, ClientToServer, `{"n":`+strconv.Itoa(i+1)+`}`)
 		}
 		close(done)
@@ -155,7 +155,7 @@ func TestLogWriterDropsWhenQueueIsFull(t *testing.T) {
 		t.Fatalf("lost %d after close", lost)
 	}
 	frames := out.frames(t)
-	if len(frames) != queueFrames+1 || frames[len(frames)-1].Seq != queueFrames+1 {
+	if len(frames) != QueueFrames+1 || frames[len(frames)-1].Seq != QueueFrames+1 {
 		t.Fatalf("%d frames, last seq %d", len(frames), frames[len(frames)-1].Seq)
 	}
 	warnMu.Lock()
@@ -254,9 +254,9 @@ func TestCompactJSON(t *testing.T) {
 		{"not json", "", false},
 	}
 	for _, tt := range tests {
-		got, ok := compactJSON([]byte(tt.in), &bytes.Buffer{})
+		got, ok := CompactJSON([]byte(tt.in), &bytes.Buffer{})
 		if ok != tt.ok || string(got) != tt.want {
-			t.Errorf("compactJSON(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+			t.Errorf("CompactJSON(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
 }
@@ -268,15 +268,15 @@ func FuzzCompactJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, ok := compactJSON(data, &bytes.Buffer{})
+		got, ok := CompactJSON(data, &bytes.Buffer{})
 		want := json.Valid(data) && utf8.Valid(data)
 		if ok != want {
-			t.Fatalf("compactJSON(%q) ok=%v, want %v", data, ok, want)
+			t.Fatalf("CompactJSON(%q) ok=%v, want %v", data, ok, want)
 		}
 		if ok {
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, data); err != nil || !bytes.Equal(buf.Bytes(), got) {
-				t.Fatalf("compactJSON(%q) = %q, json.Compact gives %q", data, got, buf.Bytes())
+				t.Fatalf("CompactJSON(%q) = %q, json.Compact gives %q", data, got, buf.Bytes())
 			}
 		}
 	})

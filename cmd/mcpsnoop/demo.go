@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/mcpsnoop/mcpsnoop/baseline"
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/capture/httpcapture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/report"
 	"github.com/mcpsnoop/mcpsnoop/viewer"
@@ -163,7 +164,7 @@ func recordDemo(ctx context.Context, dir string, pause time.Duration) (string, e
 	go back.Serve(backLn)
 	defer back.Close()
 
-	target, err := capture.ParseTarget("http://" + backLn.Addr().String() + "/mcp")
+	target, err := httpcapture.ParseTarget("http://" + backLn.Addr().String() + "/mcp")
 	if err != nil {
 		return "", err
 	}
@@ -172,8 +173,8 @@ func recordDemo(ctx context.Context, dir string, pause time.Duration) (string, e
 	if err != nil {
 		return "", err
 	}
-	log := capture.NewHTTPLog(f, capture.HTTPLogOptions{SessionID: sid, Label: "demo", Path: logPath})
-	proxy := capture.NewHTTPProxy(capture.HTTPProxyOptions{Target: target, Log: log})
+	log := httpcapture.NewLog(f, httpcapture.LogOptions{SessionID: sid, Label: "demo", Path: logPath})
+	proxy := httpcapture.NewProxy(httpcapture.ProxyOptions{Target: target, Log: log})
 	frontLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		log.Close()

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/capture/httpcapture"
+	"github.com/mcpsnoop/mcpsnoop/capture/stdio"
 	"github.com/spf13/cobra"
 )
 
@@ -83,7 +85,7 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	if o.target == "" {
 		return httpFail("--target is required")
 	}
-	target, err := capture.ParseTarget(o.target)
+	target, err := httpcapture.ParseTarget(o.target)
 	if err != nil {
 		return httpFail("%v", err)
 	}
@@ -96,7 +98,7 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 		return httpFail("%v", err)
 	}
 	if !cmd.Flags().Changed("label") && (cfg == nil || cfg.Label == nil) {
-		st.label = capture.HTTPLabel(target)
+		st.label = httpcapture.DefaultLabel(target)
 		if capture.ValidateLabel(st.label) != nil {
 			st.label = "http"
 		}
@@ -107,11 +109,11 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "mcpsnoop http: listening on %s, forwarding to %s\n", ln.Addr(), target.Redacted())
-	var log *capture.HTTPLog
+	var log *httpcapture.Log
 	if !st.noTrace {
 		log = openHTTPLog(st, stderr)
 	}
-	proxy := capture.NewHTTPProxy(capture.HTTPProxyOptions{Target: target, Log: log, Warn: stderr})
+	proxy := httpcapture.NewProxy(httpcapture.ProxyOptions{Target: target, Log: log, Warn: stderr})
 	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 30 * time.Second}
 	if httpListening != nil {
 		httpListening(ln.Addr())
@@ -125,7 +127,7 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	select {
 	case serveErr = <-served:
 	case sig := <-sigs:
-		fmt.Fprintf(stderr, "mcpsnoop http: %s: shutting down\n", capture.SignalName(sig))
+		fmt.Fprintf(stderr, "mcpsnoop http: %s: shutting down\n", stdio.SignalName(sig))
 		shutdownHTTP(srv, proxy, sigs)
 		<-served
 	}
@@ -144,7 +146,7 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 // exchanges in flight httpShutdownGrace (or until a second signal) before
 // closing their connections; then waits for every handler to return, so
 // that all they observed has reached the log.
-func shutdownHTTP(srv *http.Server, proxy *capture.HTTPProxy, sigs <-chan os.Signal) {
+func shutdownHTTP(srv *http.Server, proxy *httpcapture.Proxy, sigs <-chan os.Signal) {
 	proxy.CloseStreams()
 	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
 	defer cancel()
@@ -163,13 +165,13 @@ func shutdownHTTP(srv *http.Server, proxy *capture.HTTPProxy, sigs <-chan os.Sig
 
 // openHTTPLog creates the session's log and says where it goes. A log that
 // cannot be opened costs the log, not the proxy.
-func openHTTPLog(st shimSettings, stderr io.Writer) *capture.HTTPLog {
+func openHTTPLog(st shimSettings, stderr io.Writer) *httpcapture.Log {
 	f, path, sid := openLog(st, stderr, "mcpsnoop http")
 	if f == nil {
 		return nil
 	}
 	fmt.Fprintf(stderr, "mcpsnoop http: logging to %s (session %s)\n", path, sid)
-	return capture.NewHTTPLog(f, capture.HTTPLogOptions{
+	return httpcapture.NewLog(f, httpcapture.LogOptions{
 		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr,
 	})
 }

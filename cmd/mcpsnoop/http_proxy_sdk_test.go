@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/capture/httpcapture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -154,8 +155,8 @@ func sameBytes(t *testing.T, client, server *wireLog) {
 type sdkRig struct {
 	target  *httptest.Server
 	front   *httptest.Server
-	proxy   *capture.HTTPProxy
-	log     *capture.HTTPLog
+	proxy   *httpcapture.Proxy
+	log     *httpcapture.Log
 	logPath string
 	server  serverWire
 	client  clientWire
@@ -168,7 +169,7 @@ func newSDKRig(t *testing.T, handler http.Handler) *sdkRig {
 	r := &sdkRig{}
 	r.server.next = handler
 	r.target = httptest.NewServer(&r.server)
-	target, err := capture.ParseTarget(r.target.URL + "/mcp")
+	target, err := httpcapture.ParseTarget(r.target.URL + "/mcp")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,9 +178,9 @@ func newSDKRig(t *testing.T, handler http.Handler) *sdkRig {
 		t.Fatal(err)
 	}
 	r.logPath = path
-	label := capture.HTTPLabel(target)
-	r.log = capture.NewHTTPLog(f, capture.HTTPLogOptions{SessionID: capture.NewSessionID(label), Label: label, Path: path})
-	r.proxy = capture.NewHTTPProxy(capture.HTTPProxyOptions{Target: target, Log: r.log})
+	label := httpcapture.DefaultLabel(target)
+	r.log = httpcapture.NewLog(f, httpcapture.LogOptions{SessionID: capture.NewSessionID(label), Label: label, Path: path})
+	r.proxy = httpcapture.NewProxy(httpcapture.ProxyOptions{Target: target, Log: r.log})
 	r.front = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.remotes.Store(req.Header.Get(exchangeHeader), req.RemoteAddr)
 		r.proxy.ServeHTTP(w, req)

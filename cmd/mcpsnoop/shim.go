@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/capture/stdio"
 	"github.com/spf13/cobra"
 )
 
@@ -41,7 +42,7 @@ func setUpShim(root *cobra.Command) {
 	f.StringVar(&o.label, "label", "", "server label in the log and its file name (default: derived from the command)")
 	f.StringVar(&o.traceFile, "trace-file", "", "write the log to this file, appending (default <state>/sessions/<session-id>.jsonl)")
 	f.BoolVar(&o.noTrace, "no-trace", false, "forward only: no log, no state directory")
-	f.DurationVar(&o.killGrace, "kill-grace", capture.DefaultKillGrace, "after passing on SIGINT, SIGTERM or SIGHUP, kill the server if it has not exited within this time")
+	f.DurationVar(&o.killGrace, "kill-grace", stdio.DefaultKillGrace, "after passing on SIGINT, SIGTERM or SIGHUP, kill the server if it has not exited within this time")
 	o.redact.register(f)
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		return runShim(cmd, args, &o)
@@ -82,7 +83,7 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 
 	stderr := cmd.ErrOrStderr()
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, capture.ForwardedSignals...)
+	signal.Notify(sigs, stdio.ForwardedSignals...)
 	defer signal.Stop(sigs)
 	// With SIGPIPE caught, a client that went away makes writes to stdout
 	// fail (and the shim carry on draining the server) instead of killing
@@ -91,7 +92,7 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 	signal.Notify(pipes, syscall.SIGPIPE)
 	defer signal.Stop(pipes)
 
-	sh := &capture.Shim{
+	sh := &stdio.Shim{
 		Command: args, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
 		Signals: sigs, KillGrace: o.killGrace,
 	}
@@ -100,7 +101,7 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 	}
 	code, err := sh.Run()
 	if err != nil {
-		var se *capture.StartError
+		var se *stdio.StartError
 		if errors.As(err, &se) {
 			return &exitError{code: se.Code, msg: "mcpsnoop: " + se.Error()}
 		}

@@ -1,4 +1,9 @@
-package capture
+// Package stdio is the stdio capture: a shim that runs an MCP server as its
+// child, forwards the client's stdin and the server's stdout and stderr
+// unchanged, and logs every line as a capture.Frame through a
+// capture.LogWriter. It owns the child process (start, signals, exit
+// status) and the meta frame that names it.
+package stdio
 
 import (
 	"errors"
@@ -10,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
 // DefaultKillGrace is how long a server may take to exit after a forwarded
@@ -39,7 +46,7 @@ type Shim struct {
 	Stderr  io.Writer
 	// OpenLog is called once the server has started and returns the log to
 	// write, or nil for none. The meta frame is written first.
-	OpenLog func() *LogWriter
+	OpenLog func() *capture.LogWriter
 	// Signals are passed on to the server. After the first, the server has
 	// KillGrace (DefaultKillGrace when zero) to exit before it is killed.
 	Signals   <-chan os.Signal
@@ -91,15 +98,15 @@ func (s *Shim) Run() (int, error) {
 	}
 	closeAll(inR, outW, errW)
 
-	var log *LogWriter
+	var log *capture.LogWriter
 	if s.OpenLog != nil {
 		log = s.OpenLog()
 	}
-	split := func(dir string) *lineSplitter {
+	split := func(dir string) *capture.LineSplitter {
 		if log == nil {
 			return nil
 		}
-		return &lineSplitter{w: log, dir: dir, keepEmpty: dir == Stderr}
+		return log.Lines(dir)
 	}
 	if log != nil {
 		log.Meta(NewMeta(s.Command))
@@ -107,13 +114,13 @@ func (s *Shim) Run() (int, error) {
 	// The client's side is not waited for: once the server is gone there
 	// is nobody to forward to, whether or not the client has hung up.
 	go func() {
-		pump(s.Stdin, inW, split(ClientToServer))
+		pump(s.Stdin, inW, split(capture.ClientToServer))
 		inW.Close()
 	}()
 	var pumps sync.WaitGroup
 	pumps.Add(2)
-	go func() { defer pumps.Done(); pump(outR, s.Stdout, split(ServerToClient)) }()
-	go func() { defer pumps.Done(); pump(errR, s.Stderr, split(Stderr)) }()
+	go func() { defer pumps.Done(); pump(outR, s.Stdout, split(capture.ServerToClient)) }()
+	go func() { defer pumps.Done(); pump(errR, s.Stderr, split(capture.Stderr)) }()
 
 	exited := make(chan struct{})
 	go func() {

@@ -2,9 +2,7 @@ package capture
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"strings"
 	"testing"
 )
 
@@ -20,15 +18,16 @@ func splitFrames(t *testing.T, dir string, chunks [][]byte) []observed {
 	t.Helper()
 	out := &memLog{}
 	w := newTestLog(out, nil)
-	l := &lineSplitter{w: w, dir: dir, keepEmpty: dir == Stderr}
+	l := w.Lines(dir)
 	for _, c := range chunks {
 		l.cur = newSlab()
 		c = append(l.cur.buf[:0], c...)
 		l.number(c)
 		l.fill()
 		l.cur.release()
+		l.cur = nil
 	}
-	l.end()
+	l.End()
 	if lost := w.Close(); lost != 0 {
 		t.Fatalf("lost %d", lost)
 	}
@@ -101,7 +100,7 @@ func TestSplitterIsIndependentOfChunking(t *testing.T) {
 func TestSplitterTruncatesLongLines(t *testing.T) {
 	long := append([]byte(`{"a":"`), bytes.Repeat([]byte("x"), MaxLogLine)...)
 	long = append(long, "\"}\n{}\n"...)
-	for _, size := range []int{pumpBuffer, 3 * MaxLogLine} {
+	for _, size := range []int{64 << 10, 3 * MaxLogLine} {
 		var chunks [][]byte
 		for rest := long; len(rest) > 0; {
 			n := min(size, len(rest))
@@ -112,55 +111,5 @@ func TestSplitterTruncatesLongLines(t *testing.T) {
 		if len(got) != 2 || !got[0].Truncated || got[0].Text != string(long[:MaxLogLine]) || got[1].Raw != "{}" {
 			t.Fatalf("chunks of %d: %d frames, first truncated=%v", size, len(got), len(got) > 0 && got[0].Truncated)
 		}
-	}
-}
-
-type failWriter struct{ writes int }
-
-func (f *failWriter) Write(p []byte) (int, error) {
-	f.writes++
-	return 0, errors.New("broken pipe")
-}
-
-type smallReader struct {
-	data []byte
-	n    int
-}
-
-func (r *smallReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, errors.New("EOF-ish")
-	}
-	n := min(r.n, len(p), len(r.data))
-	copy(p, r.data[:n])
-	r.data = r.data[n:]
-	return n, nil
-}
-
-// When the peer to forward to is gone, the pump keeps reading (so the
-// other peer never blocks) and logging.
-func TestPumpKeepsReadingWhenDestinationFails(t *testing.T) {
-	out := &memLog{}
-	w := newTestLog(out, nil)
-	stream := strings.Repeat(`{"jsonrpc":"2.0","method":"x"}`+"\n", 1000)
-	src := &smallReader{data: []byte(stream), n: 100}
-	dst := &failWriter{}
-	pump(src, dst, &lineSplitter{w: w, dir: ServerToClient})
-	w.Close()
-	if dst.writes != 1 {
-		t.Errorf("%d writes to a failed destination", dst.writes)
-	}
-	if n := len(out.frames(t)); n != 1000 {
-		t.Errorf("%d frames logged, want 1000", n)
-	}
-}
-
-// Without a log the pump forwards every byte unchanged.
-func TestPumpForwardsExactly(t *testing.T) {
-	stream := []byte("a\r\n\xff\xfe\n\n{\"x\": 1}")
-	var dst bytes.Buffer
-	pump(&smallReader{data: stream, n: 3}, &dst, nil)
-	if !bytes.Equal(dst.Bytes(), stream) {
-		t.Fatalf("forwarded %q", dst.Bytes())
 	}
 }

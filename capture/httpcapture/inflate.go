@@ -1,4 +1,4 @@
-package capture
+package httpcapture
 
 import (
 	"compress/flate"

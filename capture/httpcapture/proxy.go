@@ -1,4 +1,10 @@
-package capture
+// Package httpcapture is the streamable-HTTP capture: a reverse proxy
+// (Proxy) in front of one MCP server that forwards every exchange unchanged
+// and logs its JSON-RPC messages, SSE events and statuses as frames
+// (capture.Frame) through its own log writer (Log). It owns what is
+// HTTP-specific: headers recorded and not, sessions and connections, event
+// streams, and decoding compressed bodies for the log.
+package httpcapture
 
 import (
 	"context"
@@ -13,9 +19,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
-// HTTPProxy is a reverse proxy for one streamable-HTTP MCP server that logs
+// Proxy is a reverse proxy for one streamable-HTTP MCP server that logs
 // every JSON-RPC message it carries. It forwards any method and path to the
 // target (the target's path replaces the client's when it has one) and
 // streams each response to the client as it arrives, flushing every chunk.
@@ -39,9 +47,9 @@ import (
 // connection (an SSE stream) and the client's answer POSTed on another
 // share it, while two clients, each with its own session, stay apart. An
 // exchange without a session id is keyed by its own connection.
-type HTTPProxy struct {
+type Proxy struct {
 	target *url.URL
-	log    *HTTPLog
+	log    *Log
 	warn   io.Writer
 	rp     *httputil.ReverseProxy
 
@@ -55,10 +63,10 @@ type HTTPProxy struct {
 	unknown map[string]bool // content-codings already warned about
 }
 
-// HTTPProxyOptions configures an HTTPProxy.
-type HTTPProxyOptions struct {
+// ProxyOptions configures an Proxy.
+type ProxyOptions struct {
 	Target *url.URL
-	Log    *HTTPLog // nil: forward only
+	Log    *Log // nil: forward only
 	// Transport reaches the target; nil uses a copy of
 	// http.DefaultTransport that never asks for compression itself (the
 	// client's Accept-Encoding is what the target sees).
@@ -66,9 +74,9 @@ type HTTPProxyOptions struct {
 	Warn      io.Writer // a line per unreachable target and such; nil for nowhere
 }
 
-// NewHTTPProxy returns a proxy to o.Target.
-func NewHTTPProxy(o HTTPProxyOptions) *HTTPProxy {
-	p := &HTTPProxy{target: o.Target, log: o.Log, warn: o.Warn, unknown: map[string]bool{}}
+// NewProxy returns a proxy to o.Target.
+func NewProxy(o ProxyOptions) *Proxy {
+	p := &Proxy{target: o.Target, log: o.Log, warn: o.Warn, unknown: map[string]bool{}}
 	if p.warn == nil {
 		p.warn = io.Discard
 	}
@@ -106,9 +114,9 @@ func ParseTarget(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// HTTPLabel is the default label of a proxy's session: the target's
+// DefaultLabel is the default label of a proxy's session: the target's
 // host[:port].
-func HTTPLabel(target *url.URL) string {
+func DefaultLabel(target *url.URL) string {
 	if target != nil && target.Host != "" {
 		return target.Host
 	}
@@ -117,10 +125,10 @@ func HTTPLabel(target *url.URL) string {
 
 // CloseStreams ends the exchanges that never end on their own, the
 // server's GET event streams, so that a shutdown need not wait for them.
-func (p *HTTPProxy) CloseStreams() { p.stop() }
+func (p *Proxy) CloseStreams() { p.stop() }
 
 // Wait waits until no exchange is being served.
-func (p *HTTPProxy) Wait() { p.active.Wait() }
+func (p *Proxy) Wait() { p.active.Wait() }
 
 // exchangeKey finds an exchange's state in its request's context.
 type exchangeKey struct{}
@@ -133,7 +141,7 @@ type exchangeState struct {
 	client context.Context // the client's request context, without the proxy's own cancel
 }
 
-func (p *HTTPProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.active.Add(1)
 	defer p.active.Done()
 	sid := r.Header.Get("Mcp-Session-Id")
@@ -159,7 +167,7 @@ func (p *HTTPProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // rewrite points a request at the target.
-func (p *HTTPProxy) rewrite(pr *httputil.ProxyRequest) {
+func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 	u := pr.Out.URL
 	u.Scheme, u.Host = p.target.Scheme, p.target.Host
 	if p.target.Path != "" && p.target.Path != "/" {
@@ -180,7 +188,7 @@ func (p *HTTPProxy) rewrite(pr *httputil.ProxyRequest) {
 
 // modifyResponse starts observing a response, before any of it is
 // forwarded: its place in the log is taken now.
-func (p *HTTPProxy) modifyResponse(resp *http.Response) error {
+func (p *Proxy) modifyResponse(resp *http.Response) error {
 	st, _ := resp.Request.Context().Value(exchangeKey{}).(*exchangeState)
 	if st == nil {
 		return nil
@@ -224,7 +232,7 @@ func (p *HTTPProxy) modifyResponse(resp *http.Response) error {
 
 // errorHandler answers for a target that could not be reached: 502, logged
 // after the request that failed. A client that went away gets nothing.
-func (p *HTTPProxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
+func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
 	st, _ := r.Context().Value(exchangeKey{}).(*exchangeState)
 	if st != nil && st.body != nil {
 		// The request is logged whole even though the target never read
@@ -246,7 +254,7 @@ func (p *HTTPProxy) errorHandler(w http.ResponseWriter, r *http.Request, err err
 	w.WriteHeader(http.StatusBadGateway)
 }
 
-func (p *HTTPProxy) warnCoding(coding string) {
+func (p *Proxy) warnCoding(coding string) {
 	p.warnMu.Lock()
 	defer p.warnMu.Unlock()
 	if p.unknown[coding] {
@@ -272,7 +280,7 @@ func requestExchange(r *http.Request, conn string) *exchange {
 		if len(name) > len("mcp-param-") && strings.EqualFold(name[:len("mcp-param-")], "mcp-param-") {
 			canon := http.CanonicalHeaderKey(name)
 			for _, v := range values {
-				x.params = append(x.params, ParamHeader{Name: canon, Value: v})
+				x.params = append(x.params, capture.ParamHeader{Name: canon, Value: v})
 			}
 		}
 	}
@@ -302,7 +310,7 @@ func mediaType(v string) string {
 // handler), so that a body the transport never read can still be logged.
 type requestTap struct {
 	src io.ReadCloser
-	log *HTTPLog
+	log *Log
 	t   ticket
 
 	mu        sync.Mutex
@@ -331,7 +339,7 @@ func (b *requestTap) Read(p []byte) (int, error) {
 func (b *requestTap) Close() error { return nil }
 
 func (b *requestTap) observe(p []byte) {
-	if room := MaxLogLine - len(b.buf); len(p) > room {
+	if room := capture.MaxLogLine - len(b.buf); len(p) > room {
 		p = p[:max(room, 0)]
 		b.truncated = true
 	}
@@ -377,7 +385,7 @@ func (b *requestTap) finishLocked() {
 // the client can answer it.
 type responseTap struct {
 	src  io.ReadCloser
-	log  *HTTPLog
+	log  *Log
 	x    *exchange
 	info *responseInfo
 	dec  *inflater  // nil for an identity body
@@ -428,7 +436,7 @@ func (b *responseTap) decoded(p []byte) {
 	if b.truncated {
 		return
 	}
-	if room := MaxLogLine - len(b.buf); len(p) > room {
+	if room := capture.MaxLogLine - len(b.buf); len(p) > room {
 		p = p[:max(room, 0)]
 		b.truncated = true
 	}

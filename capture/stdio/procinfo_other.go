@@ -1,6 +1,6 @@
 //go:build !linux && !darwin && !windows
 
-package capture
+package stdio
 
 import "time"
 

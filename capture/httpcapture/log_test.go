@@ -1,4 +1,4 @@
-package capture
+package httpcapture
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
 func TestSplitBody(t *testing.T) {
@@ -61,8 +63,8 @@ func TestRequestID(t *testing.T) {
 	}
 }
 
-func newTestHTTPLog(out *memLog, red *Redactor, queue int) *HTTPLog {
-	return newHTTPLog(out, HTTPLogOptions{SessionID: "srv-1-aaaaaaaaaaaa", Label: "srv", Path: "test.jsonl", Redactor: red}, queue)
+func newTestHTTPLog(out *memLog, red *capture.Redactor, queue int) *Log {
+	return newLog(out, LogOptions{SessionID: "srv-1-aaaaaaaaaaaa", Label: "srv", Path: "test.jsonl", Redactor: red}, queue)
 }
 
 // Routing headers ride the first frame of a batch, transport headers every
@@ -70,7 +72,7 @@ func newTestHTTPLog(out *memLog, red *Redactor, queue int) *HTTPLog {
 func TestHTTPLogFrames(t *testing.T) {
 	out := &memLog{}
 	l := newTestHTTPLog(out, nil, 64)
-	params := []ParamHeader{{Name: "Mcp-Param-Region", Value: "eu"}}
+	params := []capture.ParamHeader{{Name: "Mcp-Param-Region", Value: "eu"}}
 	single := &exchange{conn: "127.0.0.1:1", method: "tools/call", name: "greet", version: "2026-07-28", params: params,
 		contentType: "application/json", accept: "application/json, text/event-stream", origin: "http://localhost"}
 	l.add(observation{kind: obsRequest, x: single, body: []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"greet"}}`)})
@@ -96,7 +98,7 @@ func TestHTTPLogFrames(t *testing.T) {
 	frames := out.frames(t)
 	var lines []string
 	for i, f := range frames {
-		if f.Seq != uint64(i+1) || f.Transport != TransportHTTP || f.SessionID != "srv-1-aaaaaaaaaaaa" {
+		if f.Seq != uint64(i+1) || f.Transport != capture.TransportHTTP || f.SessionID != "srv-1-aaaaaaaaaaaa" {
 			t.Errorf("frame %d: seq %d transport %q", i, f.Seq, f.Transport)
 		}
 		if i > 0 && f.TS.Before(frames[i-1].TS) {
@@ -168,7 +170,7 @@ func TestHTTPLogOrder(t *testing.T) {
 func TestHTTPLogDrops(t *testing.T) {
 	var warn bytes.Buffer
 	out := &memLog{block: make(chan struct{}), entered: make(chan struct{}, 1)}
-	l := newHTTPLog(out, HTTPLogOptions{SessionID: "s", Label: "l", Path: "p.jsonl", Warn: &warn}, 2)
+	l := newLog(out, LogOptions{SessionID: "s", Label: "l", Path: "p.jsonl", Warn: &warn}, 2)
 	x := &exchange{conn: "c"}
 	body := func(id int) []byte { return []byte(`{"jsonrpc":"2.0","id":` + string(rune('0'+id)) + `,"method":"m"}`) }
 	l.add(observation{kind: obsRequest, x: x, body: body(1)})
@@ -196,18 +198,18 @@ func TestHTTPLogDrops(t *testing.T) {
 
 // Redaction reaches every frame, headers included, before it is written.
 func TestHTTPLogRedacts(t *testing.T) {
-	red, err := NewRedactor(RedactOptions{Keys: []string{"password"}})
+	red, err := capture.NewRedactor(capture.RedactOptions{Keys: []string{"password"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := &memLog{}
 	l := newTestHTTPLog(out, red, 8)
-	x := &exchange{conn: "c", params: []ParamHeader{{Name: "Mcp-Param-Password", Value: "hunter2"}, {Name: "Mcp-Param-User", Value: "ada"}}}
+	x := &exchange{conn: "c", params: []capture.ParamHeader{{Name: "Mcp-Param-Password", Value: "hunter2"}, {Name: "Mcp-Param-User", Value: "ada"}}}
 	l.add(observation{kind: obsRequest, x: x, body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"password":"hunter2","user":"ada"}}}`)})
 	l.Close()
 	frames := out.frames(t)
 	f := frames[0]
-	if !f.Redacted || strings.Contains(string(f.Raw), "hunter2") || f.McpParamHeaders[0].Value != RedactedValue || f.McpParamHeaders[1].Value != "ada" {
+	if !f.Redacted || strings.Contains(string(f.Raw), "hunter2") || f.McpParamHeaders[0].Value != capture.RedactedValue || f.McpParamHeaders[1].Value != "ada" {
 		t.Errorf("frame %+v", f)
 	}
 	if x.params[0].Value != "hunter2" {
@@ -221,7 +223,7 @@ func TestHTTPLogStalledHead(t *testing.T) {
 	var warn bytes.Buffer
 	out := &memLog{block: make(chan struct{}), entered: make(chan struct{}, 1)}
 	close(out.block)
-	l := newHTTPLog(out, HTTPLogOptions{SessionID: "s", Label: "l", Path: "p.jsonl", Warn: &warn}, 4)
+	l := newLog(out, LogOptions{SessionID: "s", Label: "l", Path: "p.jsonl", Warn: &warn}, 4)
 	x := &exchange{conn: "c"}
 	body := func(id int) []byte { return []byte(`{"jsonrpc":"2.0","id":` + string(rune('0'+id)) + `,"method":"m"}`) }
 	stalled := l.begin(observation{kind: obsRequest, x: x}, false) // never finished

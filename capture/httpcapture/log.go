@@ -1,4 +1,4 @@
-package capture
+package httpcapture
 
 import (
 	"bytes"
@@ -7,12 +7,15 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
-// HTTPLog writes the session log of one HTTP proxy run. It is the HTTP
-// counterpart of LogWriter and keeps its contract: one bounded queue, one
-// writer goroutine, wire order, drops counted and never waited for, the
-// Redactor applied on the writer's goroutine before anything is written.
+// Log writes the session log of one HTTP proxy run. It is the HTTP
+// counterpart of capture.LogWriter and keeps its contract: one bounded
+// queue, one writer goroutine, wire order, drops counted and never waited
+// for, the capture.Redactor applied on the writer's goroutine before
+// anything is written.
 //
 // What differs is the unit it queues. An HTTP observation (a request body,
 // a response body, one SSE event, a bare status) can hold several messages
@@ -24,12 +27,12 @@ import (
 // wire order, so the seq order is too. An observation that gives no frame
 // (an empty request body) takes no seq; one that is dropped takes one seq,
 // left unused, so readers count it as missing.
-type HTTPLog struct {
+type Log struct {
 	sessionID string
 	label     string
 	path      string
 	out       io.WriteCloser
-	red       *Redactor
+	red       *capture.Redactor
 	warn      io.Writer
 
 	mu       sync.Mutex
@@ -45,6 +48,12 @@ type HTTPLog struct {
 	warned   bool
 	wake     chan struct{}
 	finished chan struct{}
+}
+
+// ticket names a begun observation until it is finished.
+type ticket struct {
+	pos uint64
+	ok  bool // false: the observation was dropped when it began
 }
 
 // What an observation is.
@@ -74,7 +83,7 @@ type exchange struct {
 	method      string // Mcp-Method
 	name        string // Mcp-Name
 	version     string // MCP-Protocol-Version
-	params      []ParamHeader
+	params      []capture.ParamHeader
 	contentType string
 	accept      string
 	origin      string
@@ -90,23 +99,23 @@ type responseInfo struct {
 	contentType string
 }
 
-// HTTPLogOptions configures an HTTPLog.
-type HTTPLogOptions struct {
+// LogOptions configures an Log.
+type LogOptions struct {
 	SessionID string
 	Label     string
-	Path      string    // how messages name the log
-	Redactor  *Redactor // applied to every frame before it is written; nil for none
-	Warn      io.Writer // where the one warning about lost frames goes; nil for nowhere
+	Path      string            // how messages name the log
+	Redactor  *capture.Redactor // applied to every frame before it is written; nil for none
+	Warn      io.Writer         // where the one warning about lost frames goes; nil for nowhere
 }
 
-// NewHTTPLog starts writing frames of the HTTP session o.SessionID to out,
+// NewLog starts writing frames of the HTTP session o.SessionID to out,
 // which it closes on Close.
-func NewHTTPLog(out io.WriteCloser, o HTTPLogOptions) *HTTPLog {
-	return newHTTPLog(out, o, queueFrames)
+func NewLog(out io.WriteCloser, o LogOptions) *Log {
+	return newLog(out, o, capture.QueueFrames)
 }
 
-func newHTTPLog(out io.WriteCloser, o HTTPLogOptions, queue int) *HTTPLog {
-	l := &HTTPLog{
+func newLog(out io.WriteCloser, o LogOptions, queue int) *Log {
+	l := &Log{
 		sessionID: o.SessionID, label: o.Label, path: o.Path, out: out, red: o.Redactor, warn: o.Warn,
 		ring: make([]observation, queue), wake: make(chan struct{}, 1), finished: make(chan struct{}),
 	}
@@ -114,14 +123,14 @@ func newHTTPLog(out io.WriteCloser, o HTTPLogOptions, queue int) *HTTPLog {
 	return l
 }
 
-// Path is the log's path as given in HTTPLogOptions.
-func (l *HTTPLog) Path() string { return l.path }
+// Path is the log's path as given in LogOptions.
+func (l *Log) Path() string { return l.path }
 
 // SessionID is the id every frame of this log carries.
-func (l *HTTPLog) SessionID() string { return l.sessionID }
+func (l *Log) SessionID() string { return l.sessionID }
 
 // Lost is how many observations were dropped from the log so far.
-func (l *HTTPLog) Lost() uint64 {
+func (l *Log) Lost() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.lost
@@ -129,7 +138,7 @@ func (l *HTTPLog) Lost() uint64 {
 
 // begin queues an observation whose content comes later (finish), or now
 // when body is given with done set. It returns the observation's ticket.
-func (l *HTTPLog) begin(o observation, done bool) ticket {
+func (l *Log) begin(o observation, done bool) ticket {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -165,11 +174,11 @@ func (l *HTTPLog) begin(o observation, done bool) ticket {
 }
 
 // add queues a finished observation.
-func (l *HTTPLog) add(o observation) { l.begin(o, true) }
+func (l *Log) add(o observation) { l.begin(o, true) }
 
 // finish gives a begun observation its content: the bytes observed (an
 // empty request body gives no frame, an empty response body a bare status).
-func (l *HTTPLog) finish(t ticket, body []byte, truncated bool) {
+func (l *Log) finish(t ticket, body []byte, truncated bool) {
 	if !t.ok {
 		return
 	}
@@ -183,12 +192,12 @@ func (l *HTTPLog) finish(t ticket, body []byte, truncated bool) {
 
 // fillLocked stores an observation's content and reports whether it is at
 // the head of the queue (so the writer has work).
-func (l *HTTPLog) fillLocked(t ticket, body []byte, truncated bool) bool {
+func (l *Log) fillLocked(t ticket, body []byte, truncated bool) bool {
 	o := &l.ring[t.pos%uint64(len(l.ring))]
 	if o.ready {
 		return false
 	}
-	if l.bytes+len(body) > queueBytes {
+	if l.bytes+len(body) > capture.QueueBytes {
 		o.drop = true
 		l.loseLocked("an observation did not fit the queue's memory budget")
 	} else {
@@ -201,7 +210,7 @@ func (l *HTTPLog) fillLocked(t ticket, body []byte, truncated bool) bool {
 
 // wakeLocked releases the lock, waking the writer when it sleeps and has
 // work.
-func (l *HTTPLog) wakeLocked(work bool) {
+func (l *Log) wakeLocked(work bool) {
 	if work && l.waiting {
 		l.waiting = false
 		l.mu.Unlock()
@@ -214,7 +223,7 @@ func (l *HTTPLog) wakeLocked(work bool) {
 	l.mu.Unlock()
 }
 
-func (l *HTTPLog) loseLocked(reason string) {
+func (l *Log) loseLocked(reason string) {
 	l.lost++
 	if l.reason == "" {
 		l.reason = reason
@@ -224,7 +233,7 @@ func (l *HTTPLog) loseLocked(reason string) {
 // Close stops taking observations, writes those queued (ones begun but
 // never finished are lost), and closes the file. It returns how many
 // observations were lost in all.
-func (l *HTTPLog) Close() uint64 {
+func (l *Log) Close() uint64 {
 	l.mu.Lock()
 	if !l.closed {
 		l.closed = true
@@ -241,7 +250,7 @@ func (l *HTTPLog) Close() uint64 {
 
 // popLocked moves the ready observations at the head of the queue into
 // batch; once closed, unfinished ones too, as drops.
-func (l *HTTPLog) popLocked(batch []observation) []observation {
+func (l *Log) popLocked(batch []observation) []observation {
 	n := uint64(len(l.ring))
 	for l.head < l.tail {
 		o := &l.ring[l.head%n]
@@ -262,14 +271,14 @@ func (l *HTTPLog) popLocked(batch []observation) []observation {
 
 // loop is the writer goroutine. It writes what is queued in big chunks and
 // flushes whenever the queue runs dry, so the log is never far behind the
-// wire, and at least every maxFlushDelay under steady traffic.
-func (l *HTTPLog) loop() {
+// wire, and at least every MaxFlushDelay under steady traffic.
+func (l *Log) loop() {
 	defer close(l.finished)
 	var (
 		buf       bytes.Buffer
 		enc       = json.NewEncoder(&buf)
 		batch     []observation
-		frames    []Frame
+		frames    []capture.Frame
 		seq       uint64
 		pending   uint64 // frames in buf
 		dead      bool
@@ -348,11 +357,11 @@ func (l *HTTPLog) loop() {
 			}
 			clear(frames)
 			*o = observation{}
-			if buf.Len() >= writeBuffer {
+			if buf.Len() >= capture.WriteBuffer {
 				flush()
 			}
 		}
-		if time.Since(lastFlush) >= maxFlushDelay {
+		if time.Since(lastFlush) >= capture.MaxFlushDelay {
 			flush()
 		}
 		l.warnOnce()
@@ -361,7 +370,7 @@ func (l *HTTPLog) loop() {
 
 // warnOnce prints the one warning about lost frames, the first time there
 // are any.
-func (l *HTTPLog) warnOnce() {
+func (l *Log) warnOnce() {
 	l.mu.Lock()
 	if l.warned || l.lost == 0 {
 		l.mu.Unlock()
@@ -384,15 +393,15 @@ func (l *HTTPLog) warnOnce() {
 // reply_to, the id of the exchange's request, when it says nothing a
 // checker could match to that request by itself: no body, or a body that is
 // not JSON-RPC on an HTTP error status.
-func (l *HTTPLog) frames(o *observation, out []Frame) []Frame {
+func (l *Log) frames(o *observation, out []capture.Frame) []capture.Frame {
 	x := o.x
-	base := Frame{SessionID: l.sessionID, ServerLabel: l.label, TS: o.ts, Transport: TransportHTTP, ConnID: x.conn}
+	base := capture.Frame{SessionID: l.sessionID, ServerLabel: l.label, TS: o.ts, Transport: capture.TransportHTTP, ConnID: x.conn}
 	if o.kind == obsRequest {
-		base.Direction = ClientToServer
+		base.Direction = capture.ClientToServer
 		base.McpProtocolVersion = x.version
 		base.ContentType, base.Accept, base.Origin = x.contentType, x.accept, x.origin
 	} else {
-		base.Direction = ServerToClient
+		base.Direction = capture.ServerToClient
 		base.Status, base.AuthChallenge, base.ContentType = o.resp.status, o.resp.challenge, o.resp.contentType
 	}
 	parts, batch := splitBody(o.body, o.truncated)
@@ -415,7 +424,7 @@ func (l *HTTPLog) frames(o *observation, out []Frame) []Frame {
 		if o.kind == obsRequest && i == 0 {
 			f.McpMethod, f.McpName = x.method, x.name
 			if len(x.params) > 0 {
-				f.McpParamHeaders = append([]ParamHeader(nil), x.params...) // redaction edits its copy
+				f.McpParamHeaders = append([]capture.ParamHeader(nil), x.params...) // redaction edits its copy
 			}
 		}
 		if o.kind == obsResponse && o.resp.status >= 400 && !batch && (!p.json || !looksJSONRPC(p.data) || answersNobody(p.data)) {
@@ -445,7 +454,7 @@ func splitBody(body []byte, truncated bool) (parts []bodyPart, batch bool) {
 		return nil, false
 	}
 	if b[0] == '[' {
-		if elems, ok := arrayElements(b); ok && len(elems) > 0 {
+		if elems, ok := capture.ArrayElements(b); ok && len(elems) > 0 {
 			for _, e := range elems {
 				parts = append(parts, compactPart(e))
 			}
@@ -457,7 +466,7 @@ func splitBody(body []byte, truncated bool) (parts []bodyPart, batch bool) {
 
 func compactPart(b []byte) bodyPart {
 	var scratch bytes.Buffer
-	raw, ok := compactJSON(b, &scratch)
+	raw, ok := capture.CompactJSON(b, &scratch)
 	if !ok {
 		return bodyPart{data: b}
 	}
@@ -465,63 +474,13 @@ func compactPart(b []byte) bodyPart {
 }
 
 // trimWS trims JSON whitespace from both ends of b.
-func trimWS(b []byte) []byte {
-	for len(b) > 0 && isWS(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isWS(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-// arrayElements returns the elements of b when it is exactly one JSON
-// array.
-func arrayElements(b []byte) ([][]byte, bool) {
-	if !validJSON(b) {
-		return nil, false
-	}
-	s := jsonScanner{b: b}
-	var elems [][]byte
-	i := s.ws(1)
-	if i < len(b) && b[i] == ']' {
-		return nil, true
-	}
-	for i < len(b) {
-		end := s.value(i)
-		if end < 0 {
-			return nil, false
-		}
-		elems = append(elems, b[i:end])
-		i = s.ws(end)
-		if i >= len(b) || b[i] == ']' {
-			break
-		}
-		i = s.ws(i + 1) // past the comma
-	}
-	return elems, true
-}
-
-// topMembers calls fn for each member of the JSON object raw, in order,
-// with its decoded name and its value's text. It reports false when raw is
-// not an object.
-func topMembers(raw []byte, fn func(name string, value []byte)) bool {
-	s := jsonScanner{b: raw}
-	i := s.ws(0)
-	if i >= len(raw) || raw[i] != '{' {
-		return false
-	}
-	return s.object(i, func(ks, ke, vs, ve int) bool {
-		fn(memberName(raw[ks:ke]), raw[vs:ve])
-		return true
-	}) >= 0
-}
+func trimWS(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
 
 // requestID is the raw id of a JSON-RPC request (a string method and an
 // id, the first of each name as a checker reads them), else nil.
 func requestID(raw []byte) json.RawMessage {
 	var method, id []byte
-	topMembers(raw, func(name string, v []byte) {
+	capture.ObjectMembers(raw, func(name string, v []byte) {
 		switch {
 		case name == "method" && method == nil:
 			method = v
@@ -539,7 +498,7 @@ func requestID(raw []byte) json.RawMessage {
 // JSON-RPC message has: jsonrpc, method, result or error.
 func looksJSONRPC(raw []byte) bool {
 	rpc := false
-	topMembers(raw, func(name string, _ []byte) {
+	capture.ObjectMembers(raw, func(name string, _ []byte) {
 		switch name {
 		case "jsonrpc", "method", "result", "error":
 			rpc = true

@@ -1,6 +1,10 @@
-package capture
+package httpcapture
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+)
 
 // sseParser cuts a text/event-stream into the data of its events, as the
 // stream goes by, following the event-stream rules of the HTML standard:
@@ -9,7 +13,7 @@ import "bytes"
 // not part of the value); every other field and comment is ignored, and an
 // event without data is not dispatched.
 //
-// Only data is kept, and at most MaxLogLine bytes of it per event; a longer
+// Only data is kept, and at most capture.MaxLogLine bytes of it per event; a longer
 // event is dispatched cut, with truncated set. Memory stays bounded by
 // that, whatever the length of a line.
 type sseParser struct {
@@ -17,7 +21,7 @@ type sseParser struct {
 
 	data      []byte // the current event's data so far
 	hasData   bool   // the current event has a data field
-	truncated bool   // data was cut at MaxLogLine
+	truncated bool   // data was cut at capture.MaxLogLine
 
 	state   int    // what the rest of the current line is
 	field   []byte // the current line's field name so far, up to 5 bytes
@@ -142,7 +146,7 @@ func (p *sseParser) beginData() {
 }
 
 func (p *sseParser) add(b []byte) {
-	if room := MaxLogLine - len(p.data); len(b) > room {
+	if room := capture.MaxLogLine - len(p.data); len(b) > room {
 		b = b[:max(room, 0)]
 		p.truncated = true
 	}

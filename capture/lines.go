@@ -2,20 +2,20 @@ package capture
 
 import (
 	"bytes"
-	"io"
 	"sync"
 	"sync/atomic"
 )
 
-// pumpBuffer is how much one read may take: a pipe holds 64 KiB.
-const pumpBuffer = 64 << 10
-
-// lineSplitter cuts one direction's byte stream into log lines, in two
-// steps around forwarding each chunk: number (before) gives every line that
+// LineSplitter cuts one direction's byte stream into log lines, in two
+// steps around forwarding each chunk: Number (before) gives every line that
 // starts in the chunk its seq, so that no answer to it can be numbered
-// first; fill (after) works out what each finished line is, raw JSON or
+// first; Fill (after) works out what each finished line is, raw JSON or
 // text, while its bytes are still in the cache, and hands it to the log.
-type lineSplitter struct {
+//
+// A stream is read into Buffer, each chunk read shown to Number, forwarded,
+// then shown to Fill; End marks the end of the stream. One goroutine drives
+// a LineSplitter.
+type LineSplitter struct {
 	w   *LogWriter
 	dir string
 	// keepEmpty records empty lines (stderr); on the protocol channel an
@@ -44,8 +44,44 @@ type doneLine struct {
 	slab      *slab // data is in this slab, which it holds a reference to
 }
 
+// Lines returns the splitter for the byte stream observed in direction dir
+// (ClientToServer, ServerToClient or Stderr). Empty lines are frames on
+// stderr only: on the protocol channel they are forwarded but not logged.
+func (w *LogWriter) Lines(dir string) *LineSplitter {
+	return &LineSplitter{w: w, dir: dir, keepEmpty: dir == Stderr}
+}
+
+// Buffer returns room for the next read of up to n bytes (n at most 1 MiB).
+// Lines that end in the chunk read go to the log as slices of this room,
+// without a copy.
+func (l *LineSplitter) Buffer(n int) []byte {
+	if l.cur == nil || len(l.cur.buf)-l.cur.used < n {
+		l.cur.release()
+		l.cur = newSlab()
+	}
+	return l.cur.buf[l.cur.used : l.cur.used+n]
+}
+
+// Number observes chunk, just read into the last Buffer, before it is
+// forwarded.
+func (l *LineSplitter) Number(chunk []byte) {
+	l.cur.used += len(chunk)
+	l.number(chunk)
+}
+
+// Fill hands the lines that ended in the last chunk to the log, once the
+// chunk was forwarded.
+func (l *LineSplitter) Fill() { l.fill() }
+
+// End observes the end of the stream and lets the buffer go.
+func (l *LineSplitter) End() {
+	l.end()
+	l.cur.release()
+	l.cur = nil
+}
+
 // number observes the chunk b before it is forwarded.
-func (l *lineSplitter) number(b []byte) {
+func (l *LineSplitter) number(b []byte) {
 	ops, done := l.ops[:0], l.done[:0]
 	openOp := -1
 	for len(b) > 0 {
@@ -127,11 +163,11 @@ func (l *lineSplitter) number(b []byte) {
 // no answer can be logged before its request; nothing answers a stderr line,
 // and numbering one early would let a line the server never ends (a progress
 // spinner, a prompt) hold back every frame behind it.
-func (l *lineSplitter) numberAtEnd() bool { return l.dir == Stderr }
+func (l *LineSplitter) numberAtEnd() bool { return l.dir == Stderr }
 
 // fill hands the lines that ended in the chunk to the log, after the chunk
 // was forwarded.
-func (l *lineSplitter) fill() {
+func (l *LineSplitter) fill() {
 	if len(l.done) == 0 {
 		return
 	}
@@ -149,12 +185,12 @@ func (l *lineSplitter) fill() {
 
 // classify decides whether a finished line is logged as raw JSON
 // (compacted) or as text.
-func (l *lineSplitter) classify(o *op) {
+func (l *LineSplitter) classify(o *op) {
 	if l.dir == Stderr || o.truncated {
 		return
 	}
 	var scratch bytes.Buffer
-	raw, ok := compactJSON(o.data, &scratch)
+	raw, ok := CompactJSON(o.data, &scratch)
 	if !ok {
 		return
 	}
@@ -168,7 +204,7 @@ func (l *lineSplitter) classify(o *op) {
 
 // end observes the end of the stream: a last line without a newline is a
 // frame too.
-func (l *lineSplitter) end() {
+func (l *LineSplitter) end() {
 	switch {
 	case l.loneCR:
 		l.loneCR = false
@@ -190,7 +226,7 @@ func (l *lineSplitter) end() {
 }
 
 // add appends seg to the open line's copy, up to MaxLogLine.
-func (l *lineSplitter) add(seg []byte) {
+func (l *LineSplitter) add(seg []byte) {
 	if room := MaxLogLine - len(l.buf); len(seg) > room {
 		seg = seg[:max(room, 0)]
 		l.truncated = true
@@ -199,7 +235,7 @@ func (l *lineSplitter) add(seg []byte) {
 }
 
 // line is the open line's copy without the "\r" of a "\r\n" ending.
-func (l *lineSplitter) line() []byte {
+func (l *LineSplitter) line() []byte {
 	if l.truncated {
 		return l.buf
 	}
@@ -255,54 +291,5 @@ func (s *slab) hold() *slab {
 func (s *slab) release() {
 	if s != nil && s.refs.Add(-1) == 0 {
 		slabs.Put(s)
-	}
-}
-
-// pump copies src to dst chunk by chunk as it arrives, with no buffering
-// of its own, showing each chunk to the splitter (when there is a log)
-// before forwarding it. When dst fails, pump keeps reading and observing, so
-// the peer writing to src is never blocked by one that went away. It returns
-// when src ends or fails.
-func pump(src io.Reader, dst io.Writer, l *lineSplitter) {
-	var buf []byte
-	if l == nil {
-		buf = make([]byte, pumpBuffer)
-	} else {
-		defer func() { l.cur.release() }()
-	}
-	flusher, _ := dst.(interface{ Flush() error })
-	dstOK := true
-	for {
-		if l != nil {
-			if l.cur == nil || len(l.cur.buf)-l.cur.used < pumpBuffer {
-				l.cur.release()
-				l.cur = newSlab()
-			}
-			buf = l.cur.buf[l.cur.used : l.cur.used+pumpBuffer]
-		}
-		n, err := src.Read(buf)
-		if n > 0 {
-			chunk := buf[:n:n]
-			if l != nil {
-				l.cur.used += n
-				l.number(chunk)
-			}
-			if dstOK {
-				if _, werr := dst.Write(chunk); werr != nil {
-					dstOK = false
-				} else if flusher != nil {
-					_ = flusher.Flush()
-				}
-			}
-			if l != nil {
-				l.fill()
-			}
-		}
-		if err != nil {
-			if l != nil {
-				l.end()
-			}
-			return
-		}
 	}
 }

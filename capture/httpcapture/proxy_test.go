@@ -1,4 +1,4 @@
-package capture
+package httpcapture
 
 import (
 	"bufio"
@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/andybalholm/brotli"
+	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers.
@@ -45,10 +46,10 @@ func (b *syncBuffer) String() string {
 type proxyRig struct {
 	t      *testing.T
 	target *httptest.Server
-	proxy  *HTTPProxy
+	proxy  *Proxy
 	front  *httptest.Server
 	out    *memLog
-	log    *HTTPLog
+	log    *Log
 	warn   *syncBuffer
 	// client talks to the proxy and never asks for compression itself, so
 	// it sees the bytes as the target sent them.
@@ -64,7 +65,7 @@ func newProxyRig(t *testing.T, target http.Handler) *proxyRig {
 		t.Fatal(err)
 	}
 	r.log = newTestHTTPLog(r.out, nil, 1024)
-	r.proxy = NewHTTPProxy(HTTPProxyOptions{Target: u, Log: r.log, Warn: r.warn})
+	r.proxy = NewProxy(ProxyOptions{Target: u, Log: r.log, Warn: r.warn})
 	r.front = httptest.NewServer(r.proxy)
 	r.client = &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}
 	t.Cleanup(func() {
@@ -76,7 +77,7 @@ func newProxyRig(t *testing.T, target http.Handler) *proxyRig {
 }
 
 // frames stops the proxy and returns its log.
-func (r *proxyRig) frames() []Frame {
+func (r *proxyRig) frames() []capture.Frame {
 	r.t.Helper()
 	r.client.CloseIdleConnections()
 	r.front.Close()
@@ -121,7 +122,7 @@ func (r *proxyRig) do(method, path, body string, header http.Header) (*http.Resp
 }
 
 // summary is a frame in a line: direction, status, and raw or text.
-func summary(f Frame) string {
+func summary(f capture.Frame) string {
 	s := f.Direction
 	if f.Status != 0 {
 		s += fmt.Sprintf(" %d", f.Status)
@@ -141,7 +142,7 @@ func summary(f Frame) string {
 	return s
 }
 
-func summaries(fs []Frame) string {
+func summaries(fs []capture.Frame) string {
 	var lines []string
 	for _, f := range fs {
 		lines = append(lines, summary(f))
@@ -149,7 +150,7 @@ func summaries(fs []Frame) string {
 	return strings.Join(lines, "\n")
 }
 
-func wantFrames(t *testing.T, fs []Frame, want ...string) {
+func wantFrames(t *testing.T, fs []capture.Frame, want ...string) {
 	t.Helper()
 	if got := summaries(fs); got != strings.Join(want, "\n") {
 		t.Errorf("log:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
@@ -230,7 +231,7 @@ func TestProxyJSONBatchesAndStatus(t *testing.T) {
 		c.ContentType != "application/json" || c.Accept != "application/json, text/event-stream" || c.Origin != "http://localhost:3000" {
 		t.Errorf("request headers %+v", c)
 	}
-	if want := []ParamHeader{{Name: "Mcp-Param-Alpha", Value: "1"}, {Name: "Mcp-Param-Zone", Value: "b"}, {Name: "Mcp-Param-Zone", Value: "a"}}; fmt.Sprint(c.McpParamHeaders) != fmt.Sprint(want) {
+	if want := []capture.ParamHeader{{Name: "Mcp-Param-Alpha", Value: "1"}, {Name: "Mcp-Param-Zone", Value: "b"}, {Name: "Mcp-Param-Zone", Value: "a"}}; fmt.Sprint(c.McpParamHeaders) != fmt.Sprint(want) {
 		t.Errorf("param headers %v", c.McpParamHeaders)
 	}
 	if fs[1].ContentType != "application/json" || fs[1].ConnID != c.ConnID || !strings.HasPrefix(c.ConnID, "127.0.0.1:") {
@@ -588,7 +589,7 @@ func TestProxyWithoutLog(t *testing.T) {
 	}))
 	defer target.Close()
 	u, _ := url.Parse(target.URL)
-	front := httptest.NewServer(NewHTTPProxy(HTTPProxyOptions{Target: u}))
+	front := httptest.NewServer(NewProxy(ProxyOptions{Target: u}))
 	defer front.Close()
 	resp, err := http.Post(front.URL, "application/json", strings.NewReader(`{"a":1}`))
 	if err != nil {
@@ -611,8 +612,8 @@ func TestParseTarget(t *testing.T) {
 		}
 	}
 	u, _ := ParseTarget("http://127.0.0.1:8080/mcp")
-	if HTTPLabel(u) != "127.0.0.1:8080" {
-		t.Errorf("label %q", HTTPLabel(u))
+	if DefaultLabel(u) != "127.0.0.1:8080" {
+		t.Errorf("label %q", DefaultLabel(u))
 	}
 }
 
@@ -632,14 +633,14 @@ func TestMediaType(t *testing.T) {
 // Bodies past what the log keeps are forwarded whole and logged as their
 // first MaxLogLine bytes, marked truncated.
 func TestProxyOversizedBodies(t *testing.T) {
-	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"blob":"` + strings.Repeat("a", MaxLogLine) + `"}}`
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"blob":"` + strings.Repeat("a", capture.MaxLogLine) + `"}}`
 	r := newProxyRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		n, _ := io.Copy(io.Discard, req.Body)
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"got":%d,"blob":"%s"}}`, n, strings.Repeat("b", MaxLogLine))
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"got":%d,"blob":"%s"}}`, n, strings.Repeat("b", capture.MaxLogLine))
 	}))
 	_, got := r.do("POST", "/", big, nil)
-	if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"result":{"got":%d,`, len(big)); !strings.HasPrefix(string(got), want) || len(got) != MaxLogLine+len(want)+len(`"blob":""}}`) {
+	if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"result":{"got":%d,`, len(big)); !strings.HasPrefix(string(got), want) || len(got) != capture.MaxLogLine+len(want)+len(`"blob":""}}`) {
 		t.Errorf("client got %d bytes: %.80s", len(got), got)
 	}
 	fs := r.frames()
@@ -647,7 +648,7 @@ func TestProxyOversizedBodies(t *testing.T) {
 		t.Fatalf("%d frames", len(fs))
 	}
 	for _, f := range fs {
-		if !f.Truncated || len(f.Text) != MaxLogLine || len(f.Raw) != 0 {
+		if !f.Truncated || len(f.Text) != capture.MaxLogLine || len(f.Raw) != 0 {
 			t.Errorf("%s frame: truncated %v, %d bytes of text", f.Direction, f.Truncated, len(f.Text))
 		}
 	}
@@ -703,7 +704,7 @@ func TestProxyConcurrentOrder(t *testing.T) {
 		}
 		json.Unmarshal(f.Raw, &m)
 		switch {
-		case f.Direction == ClientToServer:
+		case f.Direction == capture.ClientToServer:
 			byID[string(m.ID)] = &seen{request: i, conn: f.ConnID}
 		case m.Params.ProgressToken != nil:
 			s := byID[string(m.Params.ProgressToken)]

@@ -1,6 +1,6 @@
 //go:build unix
 
-package capture
+package stdio
 
 import (
 	"bytes"
@@ -11,17 +11,19 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
 // runShim runs script under sh through a Shim with an in-memory log.
-func runShim(t *testing.T, script string, stdin string, sigs chan os.Signal, grace time.Duration) (int, string, string, []Frame) {
+func runShim(t *testing.T, script string, stdin string, sigs chan os.Signal, grace time.Duration) (int, string, string, []capture.Frame) {
 	t.Helper()
 	out := &memLog{}
 	var stdout, stderr lockedWriter
 	sh := &Shim{
 		Command: []string{"sh", "-c", script},
 		Stdin:   strings.NewReader(stdin), Stdout: &stdout, Stderr: &stderr,
-		OpenLog: func() *LogWriter {
+		OpenLog: func() *capture.LogWriter {
 			return newTestLog(out, &stderr)
 		},
 		Signals: sigs, KillGrace: grace,
@@ -59,7 +61,7 @@ func TestShimPassesStatusAndStreams(t *testing.T) {
 	for _, f := range frames {
 		dirs = append(dirs, f.Direction)
 	}
-	if frames[0].Direction != Meta || len(frames) != 6 || strings.Count(strings.Join(dirs, " "), "c2s") != 2 {
+	if frames[0].Direction != capture.Meta || len(frames) != 6 || strings.Count(strings.Join(dirs, " "), "c2s") != 2 {
 		t.Errorf("frames: %v", dirs)
 	}
 }
@@ -104,7 +106,7 @@ func TestShimStartErrors(t *testing.T) {
 	} {
 		opened := false
 		sh := &Shim{Command: tt.cmd, Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{},
-			OpenLog: func() *LogWriter { opened = true; return nil }}
+			OpenLog: func() *capture.LogWriter { opened = true; return nil }}
 		code, err := sh.Run()
 		var se *StartError
 		if code != tt.code || !errors.As(err, &se) || se.Code != tt.code || opened {

@@ -1,9 +1,11 @@
-package capture
+package httpcapture
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
 type sseEvent struct {
@@ -68,7 +70,7 @@ func TestSSEParserCutStream(t *testing.T) {
 // An event longer than the log keeps is dispatched cut, and the parser's
 // memory stays at the cap.
 func TestSSEParserCapsAnEvent(t *testing.T) {
-	big := strings.Repeat("x", MaxLogLine+100)
+	big := strings.Repeat("x", capture.MaxLogLine+100)
 	var got []sseEvent
 	p := newSSEParser(func(data []byte, truncated bool) {
 		if !truncated {
@@ -76,14 +78,14 @@ func TestSSEParserCapsAnEvent(t *testing.T) {
 			return
 		}
 		got = append(got, sseEvent{data: string(data[:10]), truncated: true})
-		if len(data) != MaxLogLine {
+		if len(data) != capture.MaxLogLine {
 			t.Errorf("kept %d bytes", len(data))
 		}
 	})
 	p.feed([]byte("data: "))
 	for i := 0; i < len(big); i += 1 << 20 {
 		p.feed([]byte(big[i:min(i+1<<20, len(big))]))
-		if cap(p.data) > 2*MaxLogLine {
+		if cap(p.data) > 2*capture.MaxLogLine {
 			t.Fatalf("buffer grew to %d", cap(p.data))
 		}
 	}
