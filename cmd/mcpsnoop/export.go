@@ -35,11 +35,23 @@ func newExportCmd() *cobra.Command {
 	var o exportOptions
 	cmd := &cobra.Command{
 		Use:   "export [LOG|SESSION-ID|DIR|- ...]",
-		Short: "Render session logs as json, text or html (also har, otlp)",
+		Short: "Render session logs as json, text, html, har or otlp",
 		Long: `Export renders every session in the logs it is given, for other tools and
-for people: json (one document per session, a stream jq reads as it is), text
-(one block per frame, for a terminal or a bug report), html (one
-self-contained page for all sessions, no network needed to open it).
+for people (-T, case-insensitive):
+
+  json  one document per session (a stream jq reads as it is): counters,
+        per-tool statistics, calls with their bodies, interactions,
+        elicitations and every frame
+  text  one block per frame, for a terminal or a bug report
+  html  one self-contained page for all sessions, no network needed
+  har   HAR 1.2 for a browser's devtools: a POST to
+        mcp://<server>/<method>[/<tool>] per call, a page per session; for a
+        multi-round-trip call, wait is the server's time and blocked the
+        client's
+  otlp  OTLP/JSON traces for an OpenTelemetry collector (/v1/traces): a
+        resource per session, a span per call; a valid _meta.traceparent
+        joins the client's trace, else the trace id is derived from the
+        run (or the session)
 
 Inputs resolve as for check: log paths, session ids, directories (every *.jsonl
 directly inside) and - for standard input. Without an argument the newest log
@@ -48,14 +60,17 @@ run, ordered by their first frames.
 
 The --redact-* flags scrub the export; the logs themselves are never changed.
 With -o FILE the output is written to a temporary file beside FILE and renamed
-into place when complete, so a failed export leaves FILE as it was.
+into place when complete, so a failed export leaves FILE as it was; a FILE
+that is one of the inputs (by any path or link) is refused.
 
 Exit codes: 0 done, 2 bad flag or input (nothing written, the reason on
 stderr).`,
 		Example: `  mcpsnoop export run.jsonl | jq '.calls[] | {id, tool_name, duration_ms}'
   mcpsnoop export -T text run.jsonl
   mcpsnoop export -T html -o report.html logs/
-  mcpsnoop export -T html --run latest -o run.html`,
+  mcpsnoop export -T html --run latest -o run.html
+  mcpsnoop export -T har -o session.har run.jsonl
+  mcpsnoop export -T otlp run.jsonl | curl -H 'Content-Type: application/json' --data-binary @- http://localhost:4318/v1/traces`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExport(cmd, args, o)
 		},
