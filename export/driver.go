@@ -22,6 +22,9 @@ type Options struct {
 	// Run limits the export to the sessions of one run, written in the order
 	// of their first frames (across logs, by timestamp).
 	Run *checker.Run
+	// Sessions, when set, limits the export to these session ids (frames
+	// of other sessions are read and skipped).
+	Sessions map[string]bool
 	// TempDir is where the spill file goes when the rendered pieces outgrow
 	// MemoryBudget; "" means the system's temporary folder.
 	TempDir string
@@ -77,14 +80,25 @@ func New(f Format, o Options) *Export {
 		sessions: map[string]*sessionState{},
 	}
 	cfg := checker.Config{KeepBodies: true, OnFrame: x.onFrame, OnCall: x.onCall}
-	if o.Run != nil {
-		cfg.Sessions = map[string]bool{}
-		for _, id := range o.Run.SessionIDs {
-			cfg.Sessions[id] = true
-		}
-	}
+	cfg.Sessions = selectedSessions(o)
+
 	x.eng = checker.New(cfg)
 	return x
+}
+
+// selectedSessions is the set of sessions o asks for: those of its run and
+// its Sessions (both, when both are set); nil for every session.
+func selectedSessions(o Options) map[string]bool {
+	if o.Run == nil {
+		return o.Sessions
+	}
+	out := map[string]bool{}
+	for _, id := range o.Run.SessionIDs {
+		if o.Sessions == nil || o.Sessions[id] {
+			out[id] = true
+		}
+	}
+	return out
 }
 
 // Load reads every input into a new export. On error the export is closed.

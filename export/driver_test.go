@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -155,4 +156,25 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestLoadOneSessionOfMany: Options.Sessions keeps only the sessions named,
+// from a log that interleaves several.
+func TestLoadOneSessionOfMany(t *testing.T) {
+	var log strings.Builder
+	for i, sid := range []string{"a", "b", "a", "b"} {
+		fmt.Fprintf(&log, `{"session_id":%q,"seq":%d,"ts":"2026-07-28T12:00:0%dZ","direction":"c2s","raw":{"jsonrpc":"2.0","id":%d,"method":"ping"}}`+"\n", sid, i/2+1, i, i)
+	}
+	x, err := Load(NewJSON(), []capture.Input{{Name: "stdin", Stdin: true}}, strings.NewReader(log.String()), Options{Sessions: map[string]bool{"b": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	var out bytes.Buffer
+	if err := x.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), `"generated_at"`); n != 1 || !strings.Contains(out.String(), `"id": "b"`) || strings.Contains(out.String(), `"id": "a"`) {
+		t.Errorf("want session b alone, got %d documents:\n%.400s", n, out.String())
+	}
 }
