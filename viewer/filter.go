@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,7 +16,8 @@ import (
 //
 //	tool:NAME   t:   the call's tool or operation name contains NAME
 //	method:M    m:   the method contains M
-//	id:ID            the JSON-RPC id is ID (a string id with or without quotes)
+//	id:ID            the JSON-RPC id is ID: id:1 the number, id:"1" the string,
+//	                 id:two the string "two"
 //	dir:D       d:   c2s (client, in, req, ->), s2c (server, out, resp, <-), stderr (err), meta
 //	kind:K      k:   req, resp, notify (ntf), stderr, invalid (corrupt, bad), transport, other
 //	status:S    s:   pending, ok, err (error, fail), cancel (call_cancelled), late
@@ -115,11 +117,24 @@ func ParseFilter(s string) (Filter, error) {
 				return Filter{}, fmt.Errorf("%s: status is pending, ok, error, cancel, late, cancelled, superseded, streaming, warn, mismatch, invalid or an HTTP code", tok)
 			}
 		case "id":
-			t.value = strings.Trim(value, `"`) // ids compare case-sensitively
+			t.value = idTerm(value) // ids compare exactly, case included
 		}
 		f.terms = append(f.terms, t)
 	}
 	return f, nil
+}
+
+// idTerm is the raw JSON id an id: term matches: id:1 the number 1 only,
+// id:"1" the string "1" only, and a value that is no number (id:two) the
+// string "two".
+func idTerm(v string) string {
+	if strings.HasPrefix(v, `"`) {
+		return strconv.Quote(strings.Trim(v, `"`))
+	}
+	if c := v[0]; (c == '-' || c >= '0' && c <= '9') && json.Valid([]byte(v)) {
+		return v
+	}
+	return strconv.Quote(v)
 }
 
 // Match reports whether r passes every term.
@@ -139,7 +154,7 @@ func (t *term) match(r *Row) bool {
 	case "method":
 		return contains(r.Method, t.value)
 	case "id":
-		return r.ID != "" && strings.Trim(r.ID, `"`) == t.value
+		return r.ID != "" && r.ID == t.value
 	case "dir":
 		return r.Direction == t.value
 	case "kind":

@@ -32,7 +32,9 @@ func TestParseFilter(t *testing.T) {
 		{in: "dir:s2c kind:req", want: "dir=s2c kind=request"},
 		{in: "d:client d:-> d:out d:<- d:err", want: "dir=c2s dir=c2s dir=s2c dir=s2c dir=stderr"},
 		{in: "k:resp k:ntf k:notify k:corrupt k:transport", want: "kind=response kind=notification kind=notification kind=invalid kind=transport"},
-		{in: `id:"two" id:7`, want: "id=two id=7"},
+		{in: `id:"two" id:7`, want: `id="two" id=7`},
+		{in: `id:two`, want: `id="two"`},
+		{in: `id:-3`, want: `id=-3`},
 		{in: "foo:bar", want: "text=foo:bar"},
 		{in: "status:bogus", wantErr: "status:bogus: status is"},
 		{in: "dir:up", wantErr: "dir:up: dir is"},
@@ -99,7 +101,9 @@ func TestFilterMatch(t *testing.T) {
 		{"dir:s2c kind:notify", "19"},
 		{"kind:req tool:ech", "2 9 11 12 24"},
 		{"tool:echo id:4", "11 12 13"},
-		{`id:"1"`, "2 3 4 5"},
+		{`id:"1"`, "3"},   // the string id only
+		{`id:1`, "2 4 5"}, // the number only
+		{`id:1 status:warn`, "5"},
 		{"warming", "14"},
 		{"this kind:invalid", "27"},
 		{"user gave up", "7"},

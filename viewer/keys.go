@@ -10,6 +10,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if s == "ctrl+c" {
 		return tea.Quit
 	}
+	if m.editing && m.command {
+		return m.commandKey(k)
+	}
 	if m.editing {
 		return m.editKey(k)
 	}
@@ -20,6 +23,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "?":
 		m.showPage("keys", helpText(m.opts.Live))
 		return nil
+	case ":":
+		m.startCommand()
+		return nil
+	case "e":
+		return m.startExport("html", "")
 	}
 	switch m.screen {
 	case screenSessions:
@@ -33,7 +41,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // panelKeys name the panels.
-var panelKeys = map[string]string{"t": "tools", "c": "capabilities", "i": "interactions", "l": "elicitations"}
+var panelKeys = map[string]string{"s": "tools", "t": "tools", "c": "capabilities", "i": "interactions", "l": "elicitations"}
 
 func (m *Model) sessionsKey(s string) tea.Cmd {
 	var cmd tea.Cmd
@@ -87,22 +95,22 @@ func (m *Model) streamKey(s string) tea.Cmd {
 			m.showPage(inspectTitle(r), inspect(r, m.st.Limits))
 		}
 	case "/":
-		m.editing = true
-		m.filterErr = ""
-		m.input.SetValue(m.filter.String())
-		m.input.CursorEnd()
-		m.input.SetWidth(max(m.width-4, 10))
-		m.input.Focus()
+		m.startFilter()
 	case "esc", "left":
-		switch {
-		case !m.filter.Empty():
+		if !m.filter.Empty() {
 			m.filter = Filter{}
 			m.refilter()
-		case len(m.st.Sessions) > 1 || m.opts.Live:
-			m.screen = screenSessions
-			m.top = 0
-			m.scrollIntoView()
+			break
 		}
+		// Back to the list, even of one session (enter comes back).
+		m.screen = screenSessions
+		m.top = 0
+		for i, ss := range m.sessionsInOrder() {
+			if ss == m.sess {
+				m.sessCursor = i
+			}
+		}
+		m.scrollIntoView()
 	case "f":
 		if m.opts.Live {
 			m.follow = !m.follow

@@ -27,6 +27,12 @@ type Options struct {
 	Title string
 	// Filter is applied from the start.
 	Filter Filter
+	// Export writes a session to a file (e and :export); nil leaves
+	// exporting to the export command.
+	Export ExportFunc
+	// ExportDir is where an export goes when no path is given; "" is
+	// <state>/exports.
+	ExportDir string
 }
 
 // Model is the bubbletea model of the viewer.
@@ -47,6 +53,7 @@ type Model struct {
 
 	filter    Filter
 	editing   bool
+	command   bool // the line being typed is a command (":"), not a filter
 	input     textinput.Model
 	filterErr string
 
@@ -73,6 +80,8 @@ type panelMsg struct {
 	err   error
 }
 
+const filterPlaceholder = "tool:NAME status:error dir:s2c kind:req id:7 text"
+
 // New returns a viewer over st.
 func New(st *Store, o Options) *Model {
 	if o.Title == "" {
@@ -80,7 +89,7 @@ func New(st *Store, o Options) *Model {
 	}
 	in := textinput.New()
 	in.Prompt = "/"
-	in.Placeholder = "tool:NAME status:error dir:s2c kind:req id:7 text"
+	in.Placeholder = filterPlaceholder
 	m := &Model{st: st, opts: o, filter: o.Filter, input: in, follow: o.Live, width: 100, height: 30}
 	m.vp = viewport.New()
 	m.report = defaultReport
@@ -115,6 +124,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.applyBatch(msg)
 	case panelMsg:
 		m.panelDone(msg)
+	case exportMsg:
+		m.exportDone(msg)
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	}

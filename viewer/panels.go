@@ -36,18 +36,28 @@ func writeTools(b *strings.Builder, rep *checker.SessionReport) {
 	if len(rep.Tools) == 0 {
 		b.WriteString("No tools/call in this session.\n")
 	} else {
+		// SCHEMA names what the checker found in the tool's advertised
+		// definition, when there is a listing.
+		schema := map[string]string{}
+		for _, d := range rep.Definitions {
+			schema[d.Name] = strings.Join(d.Findings, ", ")
+		}
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "TOOL\tCALLS\tERRORS\tPENDING\tP50\tP95\tP99\tTRIPS\tRESULT BYTES\tMAX RESULT")
+		fmt.Fprintln(tw, "TOOL\tCALLS\tERRORS\tPENDING\tP50\tP95\tP99\tTRIPS\tRESULT BYTES\tMAX RESULT\tSCHEMA")
 		for _, t := range rep.Tools {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\n", t.Name, t.Calls, t.Errors, t.Pending,
-				ms(t.P50Ms), ms(t.P95Ms), ms(t.P99Ms), t.RoundTrips, t.ResultBytes, t.MaxResultBytes)
+			sc := "-"
+			if f := schema[t.Name]; f != "" {
+				sc = f
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", t.Name, t.Calls, t.Errors, t.Pending,
+				ms(t.P50Ms), ms(t.P95Ms), ms(t.P99Ms), t.RoundTrips, t.ResultBytes, t.MaxResultBytes, sc)
 		}
 		tw.Flush()
 	}
 	if len(rep.Definitions) > 0 {
 		b.WriteString("\nAdvertised tools, heaviest first (compact JSON bytes):\n")
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "TOOL\tBYTES\tDESCRIPTION\tSCHEMA\tSCHEMA FINDINGS")
+		fmt.Fprintln(tw, "TOOL\tBYTES\tDESCRIPTION BYTES\tSCHEMA BYTES\tSCHEMA FINDINGS")
 		for _, d := range rep.Definitions {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", d.Name, d.Bytes, d.DescriptionBytes, d.SchemaBytes, strings.Join(d.Findings, ", "))
 		}
@@ -151,23 +161,31 @@ func helpText(live bool) string {
 	var b strings.Builder
 	b.WriteString(`Sessions list
   ↑/↓ j/k      move             enter        open the session's stream
-  t c i l      panels of the session under the cursor (see below)
+  s t c i l    panels of the session under the cursor (see below)
+  e            export the session under the cursor as HTML
 
 Stream
   ↑/↓ j/k      move             pgup/pgdown  a page      g/G  first/last
   enter        inspect the frame: metadata and the raw JSON, pretty-printed
   /            filter (enter keeps it, esc restores the previous one)
   esc          clear the filter, then back to the sessions list
+  e            export this session as HTML (to <state>/exports/<session-id>.html)
 `)
 	if live {
 		b.WriteString("  f            follow new frames on/off (moving to the last row follows)\n")
 	}
 	b.WriteString(`
 Panels (from the list, the stream or another panel)
-  t            tools: calls, errors, pending, p50/p95/p99, round trips, result sizes
+  s t          tools: calls, errors, pending, p50/p95/p99, round trips, result sizes
   c            capabilities: protocol version, client and server info and capabilities
   i            interactions: multi-round-trip (MRTR) operations, hop by hop
   l            elicitations: what the server asked the user, and what they did
+
+Commands (type : anywhere, enter runs, esc cancels)
+  :export FORMAT [PATH]   export the session as json, html, text, har or otlp to
+                          PATH (a file or a folder), by default
+                          <state>/exports/<session-id>.json|.html|.txt|.har|.otlp.json;
+                          the path written, or the error, shows in the status line
 
 Inspector and panels
   ↑/↓ pgup/pgdown  scroll        ←/→  scroll sideways
@@ -179,12 +197,16 @@ Inspector and panels
 Filter tokens (space-separated, all must match)
   tool:NAME    t:NAME    the tool (or operation) name contains NAME
   method:M     m:M       the method contains M
-  id:ID                  the JSON-RPC id is ID
-  dir:D        d:D       c2s (client, in, req, ->), s2c (server, out, resp, <-), stderr
-  kind:K       k:K       req, resp, notify (ntf), stderr, invalid (bad), transport, other
-  status:S     s:S       pending, ok, error (err, fail), cancel (the client gave up,
+  id:ID                  the JSON-RPC id is ID exactly: id:1 the number 1, id:"1" the
+                         string "1", id:two the string "two"
+  dir:D        d:D       c2s (client, in, req, ->), s2c (server, out, resp, <-),
+                         stderr (err), meta
+  kind:K       k:K       req (request), resp (response), notify (ntf, notification),
+                         stderr, invalid (corrupt, bad), transport, other
+  status:S     s:S       pending, ok, error (err, fail, failed), cancel (the client gave up,
                          answered late or not), late (late_result), cancelled (a task),
-                         superseded, streaming, warn, mismatch, invalid, or an HTTP code (401)
+                         superseded, streaming, warn (warning), mismatch, invalid (bad),
+                         or an HTTP code (401)
   TEXT                   method, tool, id, warning, observation or payload contains TEXT
 
   tool:search status:pending       in-flight calls to one search tool

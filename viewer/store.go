@@ -38,6 +38,9 @@ type Session struct {
 	First, Last time.Time
 	// Counters over every frame seen, dropped ones included.
 	Frames, Calls, Pending, Errors, Warnings int
+	// Missing counts the frames lost to gaps in seq.
+	Missing int
+	lastSeq uint64
 
 	calls map[int]*Call
 	seen  time.Time // when the store first heard of it (list order)
@@ -120,6 +123,12 @@ func (s *Store) addRow(sid string, c Change) {
 	if ss.Path == "" {
 		ss.Path = c.Path
 	}
+	// Seq gaps are lost frames, as the engine counts them; reordered or
+	// repeated seqs add nothing.
+	if r.Seq > ss.lastSeq {
+		ss.Missing += int(min(r.Seq-ss.lastSeq-1, 1<<31))
+		ss.lastSeq = r.Seq
+	}
 	if ts := r.Time(); ss.First.IsZero() {
 		ss.First, ss.Last = ts, ts
 	} else {
@@ -162,6 +171,16 @@ func (s *Store) addRow(sid string, c Change) {
 		s.bodies.push(r)
 	}
 	s.enforce()
+}
+
+// MissingFrames is how many frames the session lost: the engine's count
+// when the whole log was read (a torn last line included), else the seq
+// gaps seen.
+func (ss *Session) MissingFrames() int {
+	if ss.Report != nil {
+		return max(ss.Report.Counters.MissingFrames, ss.Missing)
+	}
+	return ss.Missing
 }
 
 func (ss *Session) call(i int) *Call {

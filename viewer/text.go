@@ -23,7 +23,7 @@ func WriteText(w io.Writer, st *Store, f Filter) error {
 		}
 		fmt.Fprintln(bw, clean(sessionHeader(s), false))
 		if s.Dropped > 0 {
-			fmt.Fprintf(bw, "(%d older frames are on disk only)\n", s.Dropped)
+			fmt.Fprintf(bw, "(%s on disk only)\n", pluralVerb(s.Dropped, "older frame"))
 		}
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		for _, r := range s.Rows {
@@ -56,22 +56,24 @@ func sessionHeader(s *Session) string {
 	if label == "" {
 		label = "no label"
 	}
-	h := fmt.Sprintf("session %s (%s, %s): %d frames, %d calls", s.ID, label, s.Transport, s.Frames, s.Calls)
+	h := fmt.Sprintf("session %s (%s, %s): %s, %s", s.ID, label, s.Transport, plural(s.Frames, "frame"), plural(s.Calls, "call"))
 	if s.Pending > 0 {
 		h += fmt.Sprintf(", %d pending", s.Pending)
 	}
 	if s.Errors > 0 {
-		h += fmt.Sprintf(", %d errors", s.Errors)
+		h += ", " + plural(s.Errors, "error")
 	}
 	if s.Warnings > 0 {
-		h += fmt.Sprintf(", %d warnings", s.Warnings)
+		h += ", " + plural(s.Warnings, "warning")
+	}
+	if n := s.MissingFrames(); n > 0 {
+		h += fmt.Sprintf(", %d missing", n)
 	}
 	return h
 }
 
-// Column titles and the cells of a row, in the same order.
-var columns = []string{"SEQ", "TIME", "DIR", "KIND", "METHOD", "TOOL", "ID", "STATUS", "DURATION"}
-
+// rowCells are a row's cells: SEQ, TIME, DIR, KIND, METHOD, TOOL, ID,
+// STATUS, DURATION (the stream's columns, streamCols, before NOTE).
 func rowCells(r *Row) []string {
 	dur := ""
 	if d, ok := r.Duration(); ok {

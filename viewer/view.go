@@ -56,6 +56,10 @@ func (m *Model) header(right string) string {
 	if m.sess != nil && m.screen != screenSessions {
 		left += " · " + sessionName(m.sess)
 	}
+	// The counts on the right win over the name on the left.
+	if room := m.width - ansi.StringWidth(right) - 2; ansi.StringWidth(left) > room {
+		left = ansi.Truncate(left, max(room, 0), "…")
+	}
 	gap := max(m.width-ansi.StringWidth(left)-ansi.StringWidth(right)-1, 1)
 	return styleHeader.Render(fit(left+strings.Repeat(" ", gap)+right+" ", m.width))
 }
@@ -68,28 +72,57 @@ func sessionName(s *Session) string {
 }
 
 func (m *Model) footer(keys string) string {
-	line := keys
+	if m.editing && m.command {
+		return m.input.View()
+	}
 	if m.notice != "" {
 		return styleNotice.Render(fit(" "+m.notice, m.width))
 	}
-	return styleFooter.Render(fit(" "+line, m.width))
+	return styleFooter.Render(fit(" "+keys, m.width))
+}
+
+// sessionCols are the sessions list's columns: the counts go before the
+// label and the start time when the terminal is narrow.
+var sessionCols = []col{
+	{"LABEL", 8, 24, 7},
+	{"SESSION", 12, 44, 0},
+	{"STARTED", 8, 14, 8},
+	{"TRANS", 5, 5, 9},
+	{"FRAMES", 6, 6, 3},
+	{"CALLS", 5, 5, 4},
+	{"PENDING", 7, 7, 5},
+	{"ERRORS", 6, 6, 1},
+	{"WARNINGS", 8, 8, 2},
+	{"MISSING", 7, 7, 6},
+}
+
+// started is the start-time cell: the time alone when it fits, the date
+// too when there is room.
+func started(s *Session, w int) string {
+	if s.First.IsZero() {
+		return "-"
+	}
+	if w >= 14 {
+		return s.First.Format("01-02 15:04:05")
+	}
+	return s.First.Format("15:04:05")
 }
 
 func (m *Model) viewSessions() string {
 	var b strings.Builder
 	list := m.sessionsInOrder()
-	right := fmt.Sprintf("%d sessions", len(list))
+	right := plural(len(list), "session")
 	if m.opts.Live {
 		right = "live · " + right
 	}
 	b.WriteString(m.header(right) + "\n")
-	cols := []int{30, 38, 6, 8, 7, 8, 7, 9}
-	cols[0] = max(m.width-sum(cols[1:])-len(cols), 12)
-	b.WriteString(styleColumns.Render(row(cols, "LABEL", "SESSION", "TRANS", "FRAMES", "CALLS", "PENDING", "ERRORS", "WARNINGS")) + "\n")
+	cols := layout(m.width, sessionCols)
+	b.WriteString(styleColumns.Render(row(cols, titles(sessionCols)...)) + "\n")
 	h := max(m.height-4, 1)
 	for i := m.top; i < len(list) && i < m.top+h; i++ {
 		s := list[i]
-		line := row(cols, s.Label, s.ID, s.Transport, itoa(s.Frames), itoa(s.Calls), itoa(s.Pending), itoa(s.Errors), itoa(s.Warnings))
+		line := row(cols, s.Label, s.ID, started(s, cols[2]), s.Transport, itoa(s.Frames), itoa(s.Calls), itoa(s.Pending),
+			itoa(s.Errors), itoa(s.Warnings), itoa(s.MissingFrames()))
 		if i == m.sessCursor {
 			line = styleSelected.Render(line)
 		} else if s.Errors > 0 {
@@ -103,7 +136,7 @@ func (m *Model) viewSessions() string {
 	for n := strings.Count(b.String(), "\n"); n < m.height-1; n++ {
 		b.WriteString("\n")
 	}
-	b.WriteString(m.footer("enter open · t tools · c capabilities · i interactions · l elicitations · ? keys · q quit"))
+	b.WriteString(m.footer("enter open · s tools · c capabilities · i interactions · l elicitations · e export html · : command · ? keys · q quit"))
 	return b.String()
 }
 
@@ -117,31 +150,63 @@ func sum(xs []int) int {
 
 func itoa(n int) string { return fmt.Sprint(n) }
 
-// row lays cells out in columns of the given widths, one space apart.
+// row lays cells out in columns of the given widths, one space apart; a
+// column of width 0 is left out.
 func row(widths []int, cells ...string) string {
-	parts := make([]string, len(cells))
+	parts := make([]string, 0, len(cells))
 	for i, c := range cells {
-		parts[i] = fit(c, widths[i])
+		if widths[i] > 0 {
+			parts = append(parts, fit(c, widths[i]))
+		}
 	}
 	return strings.Join(parts, " ")
 }
 
-// streamWidths sizes the stream's columns for the terminal's width: the
-// method and tool columns grow up to a point, the note takes the rest.
-func (m *Model) streamWidths() []int {
-	// SEQ TIME DIR KIND METHOD TOOL ID STATUS DURATION NOTE
-	w := []int{6, 12, 6, 12, 0, 0, 8, 15, 9, 0}
-	rest := max(m.width-sum(w)-len(w)+1, 20)
-	w[4] = min(max(rest*35/100, 10), 32)
-	w[5] = min(max(rest*25/100, 8), 24)
-	w[9] = max(rest-w[4]-w[5]-2, 0)
-	return w
+// streamCols are the stream's columns (columns, then NOTE). The method,
+// tool and id are capped so the status, the duration and the note keep
+// their room; the time goes first when the terminal is narrow.
+func (m *Model) streamCols() []col {
+	seq := 4
+	if n := len(m.sess.Rows); n > 0 && m.sess.Rows[n-1] != nil {
+		seq = max(seq, len(itoa(int(m.sess.Rows[n-1].Seq)))+1)
+	}
+	return []col{
+		{"SEQ", seq, seq, 0},
+		{"TIME", 12, 12, 9},
+		{"DIR", 6, 6, 1},
+		{"KIND", 7, 12, 6},
+		{"METHOD", 12, 28, 2},
+		{"TOOL", 8, 20, 5},
+		{"ID", 4, 8, 7},
+		{"STATUS", 8, 15, 3},
+		{"DURATION", 8, 9, 4},
+		{"NOTE", 14, 0, 8},
+	}
+}
+
+// shortKinds name the kinds in a narrow KIND column.
+var shortKinds = map[string]string{
+	"request": "req", "response": "resp", "notification": "notify", "stderr": "stderr",
+	"invalid": "invalid", "transport": "transp", "other": "other", "meta": "meta",
+}
+
+// streamWidths sizes the stream's columns for the terminal's width.
+func (m *Model) streamWidths() []int { return layout(m.width, m.streamCols()) }
+
+// counts is the header's summary of a session.
+func counts(s *Session) string {
+	out := plural(s.Frames, "frame") + " · " + plural(s.Calls, "call") + " · " + itoa(s.Pending) + " pending · " +
+		plural(s.Errors, "error") + " · " + plural(s.Warnings, "warning")
+	if n := s.MissingFrames(); n > 0 {
+		out += " · " + itoa(n) + " missing"
+	}
+	return out
 }
 
 func (m *Model) viewStream() string {
 	var b strings.Builder
 	s := m.sess
-	right := fmt.Sprintf("%d frames · %d calls · %d pending · %d errors · %d warnings", s.Frames, s.Calls, s.Pending, s.Errors, s.Warnings)
+	right := counts(s)
 	if m.opts.Live {
 		mode := "paused"
 		if m.follow {
@@ -151,11 +216,15 @@ func (m *Model) viewStream() string {
 	}
 	b.WriteString(m.header(right) + "\n")
 	w := m.streamWidths()
-	b.WriteString(styleColumns.Render(row(w, append(columns, "NOTE")...)) + "\n")
+	b.WriteString(styleColumns.Render(row(w, titles(m.streamCols())...)) + "\n")
 	h := m.streamHeight()
 	for i := m.top; i < len(m.rows) && i < m.top+h; i++ {
 		r := m.rows[i]
-		line := row(w, append(rowCells(r), rowNote(r))...)
+		cells := append(rowCells(r), rowNote(r))
+		if w[3] < 12 {
+			cells[3] = shortKinds[cells[3]]
+		}
+		line := row(w, cells...)
 		switch {
 		case i == m.cursor:
 			line = styleSelected.Render(line)
@@ -179,29 +248,40 @@ func (m *Model) viewStream() string {
 		b.WriteString("\n")
 	}
 	b.WriteString(m.filterLine() + "\n")
-	keys := "enter inspect · / filter · t tools · c capabilities · i interactions · l elicitations · esc back · ? keys · q quit"
+	keys := "enter inspect · / filter · s tools · c capabilities · i interactions · l elicitations · e export html · : command · esc back · ? keys · q quit"
 	if s.Dropped > 0 {
-		keys = fmt.Sprintf("%d older frames on disk only · ", s.Dropped) + keys
+		keys = plural(s.Dropped, "older frame") + " on disk only · " + keys
+	}
+	if m.editing && !m.command {
+		// The line under the prompt: why the filter does not parse, or
+		// what it selects.
+		if m.filterErr != "" {
+			b.WriteString(styleError.Render(fit(" "+m.filterErr, m.width)))
+		} else {
+			b.WriteString(styleFooter.Render(fit(" "+m.count()+" · enter keep · esc restore", m.width)))
+		}
+		return b.String()
 	}
 	b.WriteString(m.footer(keys))
 	return b.String()
 }
 
-// filterLine is the filter being typed, or the one in force with how many
+// count is how many frames the filter selects.
+func (m *Model) count() string {
+	return fmt.Sprintf("%d of %s", len(m.rows), plural(len(m.sess.Rows), "frame"))
+}
+
+// filterLine is the filter being typed (what it selects, or why it does
+// not parse, is on the line under it), or the one in force with how many
 // frames it selects.
 func (m *Model) filterLine() string {
-	count := fmt.Sprintf("%d of %d frames", len(m.rows), len(m.sess.Rows))
-	if m.editing {
-		line := m.input.View()
-		if m.filterErr != "" {
-			return line + "  " + styleError.Render(m.filterErr)
-		}
-		return line + "  " + styleFooter.Render(count)
+	if m.editing && !m.command {
+		return m.input.View()
 	}
 	if m.filter.Empty() {
-		return styleFooter.Render(fit(" filter: none (press /) · "+count, m.width))
+		return styleFooter.Render(fit(" filter: none (press /) · "+m.count(), m.width))
 	}
-	return fit(" filter: "+m.filter.String()+" · "+count, m.width)
+	return fit(" filter: "+m.filter.String()+" · "+m.count(), m.width)
 }
 
 func (m *Model) viewDetail() string {
@@ -211,7 +291,7 @@ func (m *Model) viewDetail() string {
 	for n := strings.Count(b.String(), "\n"); n < m.height-1; n++ {
 		b.WriteString("\n")
 	}
-	keys := "↑/↓ ←/→ scroll · g/G top/bottom · esc back · t tools · c capabilities · i interactions · l elicitations · q quit"
+	keys := "↑/↓ ←/→ scroll · g/G top/bottom · esc back · s tools · c capabilities · i interactions · l elicitations · e export html · q quit"
 	if isInspector(m.detailTitle) {
 		keys = "↑/↓ ←/→ scroll · g/G top/bottom · n/p next/previous frame · esc back · q quit"
 	}

@@ -26,16 +26,21 @@ func newDemoCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "demo",
 		Short: "Record a scripted MCP session and show it",
-		Long: `demo starts a small MCP server and an MCP client (both the official Go SDK,
-inside this process) and puts mcpsnoop's HTTP capture proxy between them on
-loopback, recording into a new temporary state directory whose path it
-prints. The client lists the tools and makes a few calls: quick ones, one
-the tool fails, one to a tool that does not exist, and a slow one.
+		Long: `demo starts a small MCP server (a made-up weather service with four tools)
+and an MCP client, both the official Go SDK inside this process, and puts
+mcpsnoop's HTTP capture proxy between them on loopback. It records into a
+new temporary directory (mcpsnoop-demo-* under $TMPDIR), never into
+MCPSNOOP_HOME or the usual state directory, and prints its path first.
+
+The client initializes, lists the tools and makes six tool calls: forecast
+and convert (quick, ok), alerts (the tool fails: isError), radar (no such
+tool: a JSON-RPC error), history (slow, about 1.5s) and forecast again.
 
 On a terminal the live viewer follows the session as it is recorded (press ?
-for the keys, q to quit). Otherwise demo prints the report mcpsnoop check
-gives for the session, and exits 0 whatever the report says. The state
-directory is kept, so "mcpsnoop open DIR/sessions" shows the session again.`,
+for the keys, e to export it as HTML into DIR/exports, q to quit). Otherwise
+demo prints the report mcpsnoop check gives for the session, and exits 0
+whatever the report says. The directory is kept afterwards (delete it when
+done), so "mcpsnoop open DIR/sessions" shows the session again.`,
 		Args: cobra.NoArgs,
 		RunE: runDemo,
 	}
@@ -80,7 +85,9 @@ func runDemo(cmd *cobra.Command, _ []string) error {
 		return &exitError{code: 1, msg: "mcpsnoop demo: " + err.Error()}
 	}
 	defer fol.Close()
-	m := viewer.New(viewer.NewStore(viewer.LiveLimits), viewer.Options{Live: true, Title: "mcpsnoop demo"})
+	m := viewer.New(viewer.NewStore(viewer.LiveLimits), viewer.Options{
+		Live: true, Title: "mcpsnoop demo", Export: viewerExporter(nil), ExportDir: filepath.Join(state, "exports"),
+	})
 	var logPath string
 	err = runViewer(m, out, func(ctx context.Context, send func(tea.Msg)) {
 		recorded := make(chan struct{})
@@ -88,7 +95,7 @@ func runDemo(cmd *cobra.Command, _ []string) error {
 		go func() {
 			defer close(recorded)
 			p, err := recordDemo(ctx, sessions, demoPause)
-			msg := "demo finished: press enter on the session, / to filter (try status:error), t for tools, q to quit"
+			msg := "demo finished: press enter on the session, / to filter (try status:error), s for tools, e to export, q to quit"
 			if err != nil && ctx.Err() == nil {
 				msg = "demo failed: " + err.Error()
 			}

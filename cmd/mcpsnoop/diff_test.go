@@ -143,7 +143,7 @@ func TestDiffBadInput(t *testing.T) {
 		{"ratio below 1", []string{"--duration-ratio", "0.5", mrtr, mrtr}, "mcpsnoop diff: --duration-ratio must be finite and at least 1"},
 		{"ratio NaN", []string{"--duration-ratio", "NaN", mrtr, mrtr}, "mcpsnoop diff: --duration-ratio must be finite and at least 1"},
 		{"ratio infinite", []string{"--duration-ratio", "+Inf", mrtr, mrtr}, "mcpsnoop diff: --duration-ratio must be finite and at least 1"},
-		{"threshold not a duration", []string{"--duration-threshold", "soon", mrtr, mrtr}, `mcpsnoop: invalid argument "soon" for "--duration-threshold" flag: time: invalid duration "soon"`},
+		{"threshold not a duration", []string{"--duration-threshold", "soon", mrtr, mrtr}, `mcpsnoop diff: invalid argument "soon" for "--duration-threshold" flag: time: invalid duration "soon"`},
 		{"one argument", []string{mrtr}, "mcpsnoop: accepts 2 arg(s), received 1"},
 		{"three arguments", []string{mrtr, mrtr, mrtr}, "mcpsnoop: accepts 2 arg(s), received 3"},
 		{"standard input", []string{"-", mrtr}, "mcpsnoop diff: diff reads two logs from files or session ids, not standard input (-)"},

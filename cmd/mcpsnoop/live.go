@@ -27,6 +27,14 @@ func setUpLive(root *cobra.Command) {
 		if f.Changed("history-limit") {
 			return shimFail("--history-limit belongs to the live view (mcpsnoop without a server command)")
 		}
+		// "mcpsnoop exprot": a typo of a subcommand rather than a server
+		// (the shim takes the first positional argument as the command, so
+		// a server of that name is run with "mcpsnoop -- exprot").
+		if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
+			if name := misspeltCommand(cmd.Root(), args[0]); name != "" {
+				return shimFail("unknown command %q; did you mean %s? (to run a program of that name: mcpsnoop -- %s)", args[0], name, args[0])
+			}
+		}
 		return shim(cmd, args)
 	}
 }
@@ -65,7 +73,7 @@ func runLive(cmd *cobra.Command, limit int) error {
 		return &exitError{code: 1, msg: fmt.Sprintf("mcpsnoop: cannot watch %s: %v", dir, err)}
 	}
 	defer fol.Close()
-	m := viewer.New(viewer.NewStore(viewer.LiveLimits), viewer.Options{Live: true})
+	m := viewer.New(viewer.NewStore(viewer.LiveLimits), viewer.Options{Live: true, Export: viewerExporter(nil)})
 	return runViewer(m, out, func(ctx context.Context, send func(tea.Msg)) {
 		followInto(ctx, fol, send)
 	})

@@ -30,7 +30,9 @@ func newOpenCmd() *cobra.Command {
 frames (time, direction, kind, method, tool, id, status, duration), a filter,
 a frame inspector with the raw JSON, and panels for the per-tool summary,
 capabilities, multi-round-trip interactions and elicitations. Press ? in the
-viewer for the keys.
+viewer for the keys. e exports the session as HTML to
+<state>/exports/<session-id>.html, and :export json|html|text|har|otlp [PATH]
+writes any format; the --redact-* flags apply to those exports too.
 
 Inputs are those of check: log paths, session ids, directories, - for
 standard input (keys then come from the terminal), or --run ID. Without an
@@ -88,7 +90,7 @@ func runOpen(cmd *cobra.Command, args []string, o openOptions) error {
 		}
 		return nil
 	}
-	return runViewer(viewer.New(st, viewer.Options{Filter: filter}), out, nil)
+	return runViewer(viewer.New(st, viewer.Options{Filter: filter, Export: viewerExporter(red)}), out, nil)
 }
 
 // isTerminal reports whether w is a terminal (a test hook).

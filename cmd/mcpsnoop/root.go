@@ -2,7 +2,9 @@ package main
 
 import (
 	"io"
+	"os/exec"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -55,11 +57,74 @@ scripted session and shows it.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	setUpShim(root)
 	setUpLive(root)
+	root.Example = `  mcpsnoop                                 # the live view: every session as it is recorded
+  mcpsnoop -- node build/index.js          # run a server through the shim (in your MCP config)
+  mcpsnoop --label files --redact-secrets -- npx -y @modelcontextprotocol/server-filesystem .
+  mcpsnoop demo                            # record a scripted session and watch it
+  mcpsnoop open                            # look through the newest session
+  mcpsnoop export -T html -o session.html  # the newest session as one HTML page
+  mcpsnoop check                           # check the newest log`
 	root.AddCommand(newCheckCmd(), newBaselineCmd())
 	for _, c := range extraCommands {
 		root.AddCommand(c())
 	}
+	// A flag error names the command it belongs to: "mcpsnoop export: ...".
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: 2, msg: c.CommandPath() + ": " + err.Error()}
+	})
 	return root
+}
+
+// misspeltCommand returns the subcommand name arg is probably a typo of
+// ("exprot" for export): within edit distance 2 of a name, not a path, and
+// no program of that name on PATH. "" when arg looks like a server command.
+func misspeltCommand(root *cobra.Command, arg string) string {
+	if len(arg) < 3 || strings.ContainsAny(arg, `/\`) {
+		return ""
+	}
+	best, bestD := "", 3
+	for _, c := range root.Commands() {
+		if c.Hidden || !c.IsAvailableCommand() {
+			continue
+		}
+		for _, name := range append([]string{c.Name()}, c.Aliases...) {
+			if d := editDistance(strings.ToLower(arg), name); d < bestD {
+				best, bestD = c.Name(), d
+			}
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	if _, err := lookPath(arg); err == nil {
+		return ""
+	}
+	return best
+}
+
+// lookPath finds a program (a test hook).
+var lookPath = exec.LookPath
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 // extraCommands are subcommands that register themselves from their own

@@ -98,8 +98,34 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 func TestOpenViewerInTmux(t *testing.T) {
 	bin := viewerBinary(t)
 	fixture, _ := filepath.Abs("../../fixtures/store-example.jsonl")
-	tt := startTmux(t, shellQuote(bin)+" open "+shellQuote(fixture))
-	tt.waitFor("24 frames · 9 calls · 1 pending", "notifications/cancelled", "filter: none")
+	home := t.TempDir()
+	tt := startTmux(t, "MCPSNOOP_HOME="+shellQuote(home)+" "+shellQuote(bin)+" open --redact-key arguments "+shellQuote(fixture))
+	tt.waitFor("24 frames · 9 calls · 1 pending · 1 error · 3 warnings · 2 missing", "notifications/cancelled", "filter: none")
+
+	// e exports the session as HTML into <state>/exports; :export json
+	// writes another format to a path; both redacted as open was told.
+	tt.keys("e")
+	html := filepath.Join(home, "exports", "store-example.html")
+	tt.waitFor("exported html to " + html)
+	tt.keys(":")
+	out := filepath.Join(home, "out.json")
+	tt.typeText("export json " + out)
+	tt.keys("Enter")
+	tt.waitFor("exported json to " + out)
+	for _, p := range []string{html, out} {
+		b, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(b), "[REDACTED]") {
+			t.Fatalf("%s: %v, redacted %v", p, err, strings.Contains(string(b), "[REDACTED]"))
+		}
+	}
+
+	// A bad filter says why, on the line under the prompt.
+	tt.keys("/")
+	tt.typeText("dir:sideways")
+	tt.keys("Enter")
+	tt.waitFor("dir:sideways: dir is c2s, s2c, stderr or meta")
+	tt.keys("Escape")
+	tt.waitFor("filter: none")
 
 	tt.keys("/")
 	tt.typeText("status:error")
@@ -115,7 +141,7 @@ func TestOpenViewerInTmux(t *testing.T) {
 	// Escape and t in one write would read as alt+t: wait in between.
 	tt.keys("Escape")
 	tt.waitFor("filter: status:error · 2 of 24 frames")
-	tt.keys("t")
+	tt.keys("s")
 	tt.waitFor("tools · store-example", "TOOL    CALLS  ERRORS  PENDING", "fail    1      1       0")
 
 	tt.keys("q")
@@ -146,12 +172,12 @@ func TestLiveViewInTmux(t *testing.T) {
 		f.Close()
 	}
 	write(line(1, "c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file"}}`))
-	tt.waitFor("live · 1 sessions", "files-77-0123456789ab")
+	tt.waitFor("live · 1 session", "files-77-0123456789ab")
 	tt.keys("Enter")
-	tt.waitFor("following · 1 frames · 1 calls · 1 pending", "read_file")
+	tt.waitFor("following · 1 frame · 1 call · 1 pending", "read_file")
 
 	write(line(2, "s2c", `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"no such file"}}`))
-	tt.waitFor("following · 2 frames · 1 calls · 0 pending · 1 errors", "1.00s")
+	tt.waitFor("following · 2 frames · 1 call · 0 pending · 1 error", "1.00s")
 	tt.keys("q")
 	tt.waitFor("viewer exited 0")
 }
