@@ -194,14 +194,3 @@ func sortToolCosts(c []ToolCost) {
 		return c[i].Name < c[j].Name
 	})
 }
-
-// Capabilities returns what a session's two sides have said about
-// themselves so far (kept under Config.KeepBodies), for a live view that
-// cannot wait for Report.
-func (e *Engine) Capabilities(sessionID string) (Capabilities, bool) {
-	s := e.sessions[sessionID]
-	if s == nil {
-		return Capabilities{}, false
-	}
-	return s.caps, true
-}

@@ -48,7 +48,7 @@ type FrameEvent struct {
 	Deprecated string
 	// Errors lists the error findings counted on this frame.
 	Errors []string
-	// Cache hints of a result: CacheTTL is valid when HasCacheTTL.
+	// Cache hints of a result: CacheTTLMs is valid when HasCacheTTL.
 	HasCacheTTL bool
 	CacheTTLMs  int64
 	CacheScope  string

@@ -189,7 +189,8 @@ func appendString(dst []byte, s string, html bool) []byte {
 	return append(dst, '"')
 }
 
-// appendFloat appends f as encoding/json writes a float64.
+// appendFloat appends f as encoding/json writes a float64; NaN and the
+// infinities, which encoding/json refuses, are written as 0.
 func appendFloat(dst []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(dst, '0')

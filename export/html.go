@@ -24,22 +24,23 @@ import (
 // only (never innerHTML), so a payload cannot become markup. The embedded
 // JSON is HTML-safe as well (<, >, & and U+2028/U+2029 escaped), so not even
 // "</script>" in a payload ends the element early. A frame longer than
-// FrameCap and a call body (params, result, error) longer than BodyCap are
-// cut, and once a session's page holds SessionBudget bytes of them, later
-// ones are cut to SmallCap, so that a browser can still open the page of a
+// frameCap and a call body (params, result, error) longer than bodyCap are
+// cut, and once a session's page holds sessionBudget bytes of them, later
+// ones are cut to smallCap, so that a browser can still open the page of a
 // long capture; the page says what was cut.
 type HTML struct {
 	buf  []byte
 	cuts map[string]*cutCount
 }
 
-// FrameCap and BodyCap bound what the page holds of one frame and of one
-// call body.
+// What the page holds of one frame (frameCap) and of one call body
+// (bodyCap); once a session's payloads pass sessionBudget, each is cut to
+// smallCap, so that a long capture still opens in a browser.
 const (
-	FrameCap      = 16 << 10
-	BodyCap       = 4 << 10
-	SessionBudget = 32 << 20
-	SmallCap      = 512
+	frameCap      = 16 << 10
+	bodyCap       = 4 << 10
+	sessionBudget = 32 << 20
+	smallCap      = 512
 )
 
 // cutCount is what a session's page has cut so far, and how many payload
@@ -51,8 +52,8 @@ type cutCount struct {
 
 // limit is the cap for the next payload of a session.
 func (c *cutCount) limit(full int) int {
-	if c.held >= SessionBudget {
-		return SmallCap
+	if c.held >= sessionBudget {
+		return smallCap
 	}
 	return full
 }
@@ -106,7 +107,7 @@ func (h *HTML) Event(ev *checker.FrameEvent) ([]byte, error) {
 		payload, key = []byte(f.Text), "text"
 	}
 	if payload != nil {
-		limit := cc.limit(FrameCap)
+		limit := cc.limit(frameCap)
 		if capped(&o, key, payload, limit) {
 			cc.frames++
 		}
@@ -121,7 +122,7 @@ func (h *HTML) Call(r *checker.CallRecord) ([]byte, error) {
 	o := newObj(h.buf[:0], true)
 	cc := h.cut(r.SessionID)
 	callFields(&o, r, func(o *objWriter, k string, v []byte) {
-		limit := cc.limit(BodyCap)
+		limit := cc.limit(bodyCap)
 		if capped(o, k, v, limit) {
 			cc.bodies++
 		}
@@ -184,8 +185,8 @@ type pageMeta struct {
 func (h *HTML) Begin(w io.Writer, o *Output) error {
 	meta, err := json.Marshal(pageMeta{
 		GeneratedAt: o.GeneratedAt.UTC(), Version: o.Version,
-		Sessions: o.Sessions, Run: o.Run, FrameCap: FrameCap, BodyCap: BodyCap,
-		Budget: SessionBudget, SmallCap: SmallCap,
+		Sessions: o.Sessions, Run: o.Run, FrameCap: frameCap, BodyCap: bodyCap,
+		Budget: sessionBudget, SmallCap: smallCap,
 	})
 	if err != nil {
 		return err
@@ -215,7 +216,7 @@ func (h *HTML) Session(w io.Writer, s *Session) error {
 		{"schema_findings", nonNil(r.SchemaFindings)},
 		{"cut_frames", cuts.frames},
 		{"cut_bodies", cuts.bodies},
-		{"budget_spent", cuts.held >= SessionBudget},
+		{"budget_spent", cuts.held >= sessionBudget},
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	// The picker's entry comes from attributes, so the page parses only the

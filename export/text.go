@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	"github.com/mcpsnoop/mcpsnoop/report"
 )
 
@@ -65,8 +66,11 @@ func (t *Text) Event(ev *checker.FrameEvent) ([]byte, error) {
 	title = append(title, ev.Kind...)
 	if ev.Method != "" {
 		title = append(title, ' ')
-		title = append(title, ev.Method...)
+		title = append(title, termsafe.Clean(ev.Method, false)...)
 	}
+	// What the peers named (methods, ids, and the messages quoting them) is
+	// escaped so that a title line cannot drive the terminal it is read on;
+	// the frame's body below is the text or raw JSON as captured.
 	title = appendPair(title, "id", ev.ID)
 	title = appendPair(title, "warning", ev.Warning)
 	title = appendPair(title, "observation", ev.Observation)
@@ -109,24 +113,35 @@ func appendPair(b []byte, key, v string) []byte {
 	b = append(b, ' ')
 	b = append(b, key...)
 	b = append(b, '=')
-	return append(b, v...)
+	return append(b, termsafe.Clean(v, false)...)
 }
 
-// Call keeps what a frame's title says of its call.
+// Call keeps what a frame's title says of its call: status, duration, tool
+// and id, each with its length first (a name may hold any byte).
 func (t *Text) Call(r *checker.CallRecord) ([]byte, error) {
-	b := append(t.buf[:0], r.Status...)
-	b = append(b, 0)
+	dur := "pending"
 	if r.HasDuration {
-		b = strconv.AppendFloat(b, durationMs(r.Duration), 'f', 3, 64)
-	} else {
-		b = append(b, "pending"...)
+		dur = strconv.FormatFloat(durationMs(r.Duration), 'f', 3, 64)
 	}
-	b = append(b, 0)
-	b = append(b, r.Name...)
-	b = append(b, 0)
-	b = append(b, r.ID...)
+	b := t.buf[:0]
+	for _, field := range [...]string{r.Status, dur, termsafe.Clean(r.Name, false), r.ID} {
+		b = binary.AppendUvarint(b, uint64(len(field)))
+		b = append(b, field...)
+	}
 	t.buf = b
 	return b, nil
+}
+
+// textCallFields takes apart what Text.Call kept.
+func textCallFields(rec []byte) (fields [4][]byte, ok bool) {
+	for i := range fields {
+		n, k := binary.Uvarint(rec)
+		if k <= 0 || uint64(len(rec)-k) < n {
+			return fields, false
+		}
+		fields[i], rec = rec[k:k+int(n)], rec[k+int(n):]
+	}
+	return fields, true
 }
 
 // Begin writes nothing.
@@ -209,12 +224,11 @@ func splitTextRecord(b []byte) (idx uint64, kind byte, id, title, body []byte, o
 // writeCallNote writes " status=S duration_ms=D[ tool=T][ root_id=R]" from
 // a call's record, for a frame with id frameID.
 func writeCallNote(w *bufio.Writer, rec, frameID []byte) {
-	status, rest, ok1 := bytes.Cut(rec, []byte{0})
-	dur, rest, ok2 := bytes.Cut(rest, []byte{0})
-	tool, rootID, ok3 := bytes.Cut(rest, []byte{0})
-	if !ok1 || !ok2 || !ok3 {
+	fields, ok := textCallFields(rec)
+	if !ok {
 		return
 	}
+	status, dur, tool, rootID := fields[0], fields[1], fields[2], fields[3]
 	w.WriteString(" status=")
 	w.Write(status)
 	w.WriteString(" duration_ms=")
@@ -225,7 +239,7 @@ func writeCallNote(w *bufio.Writer, rec, frameID []byte) {
 	}
 	if len(frameID) > 0 && !bytes.Equal(frameID, rootID) {
 		w.WriteString(" root_id=")
-		w.Write(rootID)
+		w.WriteString(termsafe.Clean(string(rootID), false))
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package report renders a checker.Report as check's text summary and as
-// the JSON document of `check --json`. SARIF and JUnit have packages of
-// their own.
+// the JSON document of `check --json`, and gives the one text of an MRTR
+// interaction and of an elicitation that export and the viewer show too.
+// SARIF and JUnit have packages of their own.
 package report
 
 import (

@@ -67,16 +67,17 @@ func (m *Model) startExport(format, dest string) tea.Cmd {
 		return nil
 	}
 	name := safeFileName(s.ID) + ext
+	// ~ is expanded first, so that ~/dir is recognised as a folder.
+	if dest == "~" || strings.HasPrefix(dest, "~"+string(os.PathSeparator)) {
+		if home, err := os.UserHomeDir(); err == nil {
+			dest = home + dest[1:]
+		}
+	}
 	switch {
 	case dest == "":
 		dest = filepath.Join(m.exportDir(), name)
 	case strings.HasSuffix(dest, string(os.PathSeparator)) || isDir(dest):
 		dest = filepath.Join(dest, name)
-	}
-	if strings.HasPrefix(dest, "~"+string(os.PathSeparator)) {
-		if home, err := os.UserHomeDir(); err == nil {
-			dest = filepath.Join(home, dest[2:])
-		}
 	}
 	export, id, paths := m.opts.Export, s.ID, []string{s.Path}
 	m.notice = fmt.Sprintf("exporting %s as %s to %s...", id, format, dest)
@@ -178,20 +179,4 @@ func (m *Model) commandKey(k tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	return cmd
-}
-
-// plural is "1 frame", "2 frames".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// pluralVerb is "1 older frame is", "2 older frames are".
-func pluralVerb(n int, noun string) string {
-	if n == 1 {
-		return plural(n, noun) + " is"
-	}
-	return plural(n, noun) + " are"
 }

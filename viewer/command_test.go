@@ -74,6 +74,18 @@ func TestExportKeyAndCommand(t *testing.T) {
 		t.Errorf(":export har DIR writes %s", fx.dest)
 	}
 
+	// ~ is expanded before the folder test: ~/dir gets the default name too.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	run(t, m, press(t, m, ":", "type:export json ~", "enter"))
+	if fx.dest != filepath.Join(home, "store-example.json") {
+		t.Errorf(":export json ~ writes %s", fx.dest)
+	}
+	run(t, m, press(t, m, ":", "type:export json ~/x.json", "enter"))
+	if fx.dest != filepath.Join(home, "x.json") {
+		t.Errorf(":export json ~/x.json writes %s", fx.dest)
+	}
+
 	fx.err = errors.New("disk full")
 	run(t, m, press(t, m, ":", "type:export json", "enter"))
 	if s := screen(m); !strings.Contains(s, "export failed: disk full") {

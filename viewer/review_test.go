@@ -50,26 +50,9 @@ func TestRowsOutliveTheReadBuffer(t *testing.T) {
 }
 
 // TestCleanControlCharacters: what a peer sent cannot drive the terminal
-// or break the layout, in the stream, the inspector and the text output.
+// or break the layout, in the stream, the inspector and the text output
+// (the escaping itself is termsafe's test).
 func TestCleanControlCharacters(t *testing.T) {
-	for _, tc := range []struct {
-		in        string
-		multiline bool
-		want      string
-	}{
-		{"plain tools/call", false, "plain tools/call"},
-		{"日本語 ünï", false, "日本語 ünï"},
-		{"a\x1b[31mred\x1b]0;title\x07", false, `a\x1b[31mred\x1b]0;title\a`},
-		{"two\nlines\r\nand\ttab", false, `two\nlines\r\nand tab`},
-		{"two\nlines\r\nand\ttab", true, "two\nlines\nand     tab"},
-		{"c1\u009b2J rlo\u202e", false, `c1\u009b2J rlo\u202e`},
-		{"bad\xffbyte", false, `bad\xffbyte`},
-	} {
-		if got := clean(tc.in, tc.multiline); got != tc.want {
-			t.Errorf("clean(%q, %v) = %q, want %q", tc.in, tc.multiline, got, tc.want)
-		}
-	}
-
 	log := envelope(1, "stderr", map[string]any{"text": "warn \x1b[2J\x1b]0;PWNED\x07 tab\there\rCR"}) +
 		envelope(2, "c2s", map[string]any{"raw": map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": "evil\x1b[2J\ttool"}}})
 	m := sized(New(loadString(t, log), Options{}))

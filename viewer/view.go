@@ -140,14 +140,6 @@ func (m *Model) viewSessions() string {
 	return b.String()
 }
 
-func sum(xs []int) int {
-	n := 0
-	for _, x := range xs {
-		n += x
-	}
-	return n
-}
-
 func itoa(n int) string { return fmt.Sprint(n) }
 
 // row lays cells out in columns of the given widths, one space apart; a
