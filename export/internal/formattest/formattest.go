@@ -1,8 +1,7 @@
-// Package formattest drives an export.Format the way the exporter does,
-// in memory, so the format subpackages can be tested without the driver:
-// the checker's one pass over the logs feeds Event and Call, and once the
-// input is read Begin, Session (per session, in report order) and End
-// write the output. It also keeps golden files.
+// Package formattest runs an export.Format over fixture logs through the
+// exporter (export.Load and Write) for the format subpackages' tests, and
+// keeps their golden files. Records is an in-memory export.Records for
+// tests that hand a format one session directly.
 package formattest
 
 import (
@@ -44,21 +43,25 @@ func (r Records) Each(fn func(i int, b []byte) error) error {
 // Result is what Run produced.
 type Result struct {
 	Output []byte
+	// Report is a plain check of the same logs, for tests that compare the
+	// output with what the engine found.
 	Report *checker.Report
 }
 
 // Run exports the logs at paths (files, or directories whose *.jsonl files
-// are read in name order) with f and returns the output.
+// are read in name order) with f through the exporter itself (export.Load,
+// then Write), with a tiny memory budget so that the spill files are used,
+// and returns the output.
 func Run(t testing.TB, f export.Format, paths ...string) Result {
 	t.Helper()
-	var files []string
+	var inputs []capture.Input
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !st.IsDir() {
-			files = append(files, p)
+			inputs = append(inputs, capture.Input{Path: p, Name: p})
 			continue
 		}
 		m, err := filepath.Glob(filepath.Join(p, "*.jsonl"))
@@ -66,42 +69,29 @@ func Run(t testing.TB, f export.Format, paths ...string) Result {
 			t.Fatal(err)
 		}
 		sort.Strings(m)
-		files = append(files, m...)
+		for _, name := range m {
+			inputs = append(inputs, capture.Input{Path: name, Name: name})
+		}
 	}
-	calls := map[string]Records{}
-	events := map[string]Records{}
-	var failure error
-	e := checker.New(checker.Config{
-		KeepBodies: true,
-		OnFrame: func(ev *checker.FrameEvent) {
-			b, err := f.Event(ev)
-			if err != nil && failure == nil {
-				failure = err
-			}
-			if b != nil {
-				events[ev.SessionID] = append(events[ev.SessionID], bytes.Clone(b))
-			}
-		},
-		OnCall: func(r checker.CallRecord) {
-			b, err := f.Call(&r)
-			if err != nil && failure == nil {
-				failure = err
-			}
-			rs := calls[r.SessionID]
-			for len(rs) <= r.Index {
-				rs = append(rs, nil)
-			}
-			rs[r.Index] = bytes.Clone(b)
-			calls[r.SessionID] = rs
-		},
+	x, err := export.Load(f, inputs, nil, export.Options{
+		GeneratedAt: GeneratedAt, Version: "dev", TempDir: t.TempDir(), MemoryBudget: 512,
 	})
-	for _, name := range files {
-		fh, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	var w bytes.Buffer
+	if err := x.Write(&w); err != nil {
+		t.Fatal(err)
+	}
+	e := checker.New(checker.Config{})
+	for _, in := range inputs {
+		fh, err := os.Open(in.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = capture.ReadLog(fh, name, func(fr *capture.Frame, line int) bool {
-			e.Ingest(fr, checker.Position{Name: name, Line: line})
+		err = capture.ReadLog(fh, in.Name, func(fr *capture.Frame, line int) bool {
+			e.Ingest(fr, checker.Position{Path: in.Path, Name: in.Name, Line: line})
 			return true
 		}, e.TornTail)
 		fh.Close()
@@ -109,30 +99,7 @@ func Run(t testing.TB, f export.Format, paths ...string) Result {
 			t.Fatal(err)
 		}
 	}
-	rep := e.Report()
-	if failure != nil {
-		t.Fatal(failure)
-	}
-	out := &export.Output{GeneratedAt: GeneratedAt, Version: "dev", Sessions: len(rep.Sessions)}
-	var w bytes.Buffer
-	if err := f.Begin(&w, out); err != nil {
-		t.Fatal(err)
-	}
-	for _, sr := range rep.Sessions {
-		s := &export.Session{Output: out, Report: sr, Calls: calls[sr.ID], Events: events[sr.ID]}
-		if len(sr.RunIDs) > 0 {
-			if run, ok := checker.FindRun(rep.Runs, sr.RunIDs[0]); ok {
-				s.Run = &run
-			}
-		}
-		if err := f.Session(&w, s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := f.End(&w, out); err != nil {
-		t.Fatal(err)
-	}
-	return Result{Output: w.Bytes(), Report: rep}
+	return Result{Output: w.Bytes(), Report: e.Report()}
 }
 
 // Golden compares got with testdata/<name>, or rewrites it under -update.
