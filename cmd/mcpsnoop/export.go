@@ -141,42 +141,45 @@ func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 		}
 		return nil
 	}
-	return writeExportFile(o.output, x, cmd.ErrOrStderr())
+	warn := func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "mcpsnoop export: warning: %s\n", msg) }
+	if err := writeExportFile(o.output, x, warn); err != nil {
+		return exportFail("%v", err)
+	}
+	return nil
 }
 
-// writeExportFile writes the export to path: through a temporary file
-// renamed into place for a regular or missing file, directly to anything
-// else (a device, a pipe).
-func writeExportFile(path string, x *export.Export, stderr io.Writer) error {
+// writeExportFile writes the export to path (for export -o and the
+// viewer's export keys): through a temporary file renamed into place for a
+// regular or missing file, directly to anything else (a device, a pipe).
+// When the folder takes no temporary file but the file itself is writable,
+// it is written in place after warn says so (capture-store-export.md 7.1).
+func writeExportFile(path string, x *export.Export, warn func(string)) error {
 	perm := os.FileMode(0o644)
 	if info, err := os.Stat(path); err == nil {
 		if !info.Mode().IsRegular() && !info.IsDir() {
 			f, err := os.OpenFile(path, os.O_WRONLY, 0)
 			if err != nil {
-				return exportFail("%v", err)
+				return err
 			}
 			return writeExportTo(f, path, x)
 		}
 		perm = info.Mode().Perm()
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return exportFail("write %s: folder %s: %v", path, dir, atomicfile.PlainError(err))
-		}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("write %s: folder %s: %v", path, dir, atomicfile.PlainError(err))
 	}
 	p, err := createExportTemp(path, perm)
 	if err != nil {
 		if info, serr := os.Stat(path); serr == nil && info.Mode().IsRegular() && tempRefused(err) {
-			// The folder takes no temporary file but the file itself may
-			// be writable (capture-store-export.md 7.1): write in place.
 			f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 			if ferr == nil {
-				fmt.Fprintf(stderr, "mcpsnoop export: warning: no temporary file allowed beside %s (%v); writing it in place, so a failure leaves it incomplete\n",
-					path, atomicfile.PlainError(errors.Unwrap(err)))
+				warn(fmt.Sprintf("no temporary file allowed beside %s (%v); writing it in place, so a failure leaves it incomplete",
+					path, atomicfile.PlainError(errors.Unwrap(err))))
 				return writeExportTo(f, path, x)
 			}
 		}
-		return exportFail("%v", err)
+		return err
 	}
 	bw := bufio.NewWriterSize(p, 256<<10)
 	err = x.Write(bw)
@@ -188,7 +191,7 @@ func writeExportFile(path string, x *export.Export, stderr io.Writer) error {
 	}
 	if err != nil {
 		p.Abort()
-		return exportFail("%v (%s left as it was)", err, path)
+		return fmt.Errorf("%v (%s left as it was)", err, path)
 	}
 	return nil
 }
@@ -214,7 +217,7 @@ func writeExportTo(f *os.File, path string, x *export.Export) error {
 		err = cerr
 	}
 	if err != nil {
-		return exportFail("writing %s: %v", path, atomicfile.PlainError(err))
+		return fmt.Errorf("writing %s: %v", path, atomicfile.PlainError(err))
 	}
 	return nil
 }

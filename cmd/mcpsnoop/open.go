@@ -60,6 +60,7 @@ func openFail(format string, args ...any) error {
 }
 
 func runOpen(cmd *cobra.Command, args []string, o openOptions) error {
+	lowerGCTarget()
 	red, err := o.redact.redactor()
 	if err != nil {
 		return openFail("%v", err)

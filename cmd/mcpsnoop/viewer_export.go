@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/export"
-	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"github.com/mcpsnoop/mcpsnoop/viewer"
 )
 
@@ -48,29 +44,8 @@ func viewerExporter(red *capture.Redactor) viewer.ExportFunc {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
-			return atomicfile.PlainError(err)
-		}
-		perm := os.FileMode(0o644)
-		if info, err := os.Stat(dest); err == nil && info.Mode().IsRegular() {
-			perm = info.Mode().Perm()
-		}
-		p, err := atomicfile.Create(dest, perm)
-		if err != nil {
-			return err
-		}
-		bw := bufio.NewWriterSize(p, 256<<10)
-		err = x.Write(bw)
-		if err == nil {
-			err = bw.Flush()
-		}
-		if err == nil {
-			err = p.Commit()
-		}
-		if err != nil {
-			p.Abort()
-			return fmt.Errorf("%v (%s left as it was)", atomicfile.PlainError(err), dest)
-		}
-		return nil
+		// The viewer owns the terminal: a warning would garble it, and the
+		// status line reports only the outcome.
+		return writeExportFile(dest, x, func(string) {})
 	}
 }
