@@ -27,6 +27,22 @@ import (
 // wire order, so the seq order is too. An observation that gives no frame
 // (an empty request body) takes no seq; one that is dropped takes one seq,
 // left unused, so readers count it as missing.
+//
+// An observation still open at the head of the queue (a request body the
+// client sends slowly, a response body the server streams slowly) holds
+// the line, but only for a short while (LogOptions stall, StallBound by
+// default): the writer waits that long for it, so that in the usual case
+// the log is in wire order across exchanges too. Past that, the writer
+// parks it and goes on with the observations behind it, except those of
+// the same exchange, which are parked behind it. A parked observation is
+// written, with the next seqs, once it finishes, and its exchange's parked
+// observations after it, in their order. So the rule is: within one
+// exchange, frames are always in wire order (a response is never logged
+// before its request); across exchanges, they are in wire order unless an
+// observation stayed open longer than the stall bound, in which case it is
+// logged when it finishes, after frames of other exchanges that began
+// later (its ts still says when it began). A parked observation still
+// counts against the queue's bounds; one still open at Close is lost.
 type Log struct {
 	sessionID string
 	label     string
@@ -41,6 +57,10 @@ type Log struct {
 	tail     uint64
 	bytes    int
 	skip     uint64 // seqs lost since the last queued observation
+	stall    time.Duration
+	parked   []parkedObs       // observations passed over by the line, in queue order
+	parkedX  map[*exchange]int // how many observations of an exchange are parked
+	mem      *memBudget        // the log copies of bodies still being observed
 	closed   bool
 	waiting  bool
 	lost     uint64
@@ -55,6 +75,17 @@ type ticket struct {
 	pos uint64
 	ok  bool // false: the observation was dropped when it began
 }
+
+// parkedObs is an observation the line went past while it was still
+// open, or that waits behind one of its exchange's.
+type parkedObs struct {
+	pos uint64
+	o   observation
+}
+
+// StallBound is how long an open observation holds up the observations
+// behind it before the log goes on without it (see Log).
+const StallBound = time.Second
 
 // What an observation is.
 const (
@@ -73,6 +104,7 @@ type observation struct {
 	truncated bool
 	ready     bool // content known
 	drop      bool // lost: leave one seq unused
+	gap       bool // only skip: the seqs lost before a parked observation
 }
 
 // exchange is what the log records of one HTTP request. Its fields are set
@@ -106,7 +138,18 @@ type LogOptions struct {
 	Path      string            // how messages name the log
 	Redactor  *capture.Redactor // applied to every frame before it is written; nil for none
 	Warn      io.Writer         // where the one warning about lost frames goes; nil for nowhere
+	// MaxBodyMemory bounds the memory held for the log copies of all the
+	// bodies and SSE events being observed at once (DefaultBodyMemory when
+	// 0, no bound when negative). Past it, a body's copy is not extended:
+	// the body is forwarded in full and logged as the fragment kept so far,
+	// marked truncated, like a body over capture.MaxLogLine.
+	MaxBodyMemory int
+
+	stall time.Duration // StallBound when 0; for tests
 }
+
+// DefaultBodyMemory is the default LogOptions.MaxBodyMemory.
+const DefaultBodyMemory = 256 << 20
 
 // NewLog starts writing frames of the HTTP session o.SessionID to out,
 // which it closes on Close.
@@ -118,6 +161,11 @@ func newLog(out io.WriteCloser, o LogOptions, queue int) *Log {
 	l := &Log{
 		sessionID: o.SessionID, label: o.Label, path: o.Path, out: out, red: o.Redactor, warn: o.Warn,
 		ring: make([]observation, queue), wake: make(chan struct{}, 1), finished: make(chan struct{}),
+		stall: o.stall, parkedX: map[*exchange]int{},
+		mem: newMemBudget(o.MaxBodyMemory, o.Warn),
+	}
+	if l.stall <= 0 {
+		l.stall = StallBound
 	}
 	go l.loop()
 	return l
@@ -144,12 +192,12 @@ func (l *Log) begin(o observation, done bool) ticket {
 		l.mu.Unlock()
 		return ticket{}
 	}
-	if l.tail-l.head == uint64(len(l.ring)) {
+	if l.tail-l.head+uint64(len(l.parked)) >= uint64(len(l.ring)) {
 		// When an exchange that stalled mid-body holds the head of the
 		// queue, everything behind it waits; give that one up rather than
 		// all that follows, so a stall costs one observation.
 		stalled := false
-		if h := &l.ring[l.head%uint64(len(l.ring))]; !h.ready {
+		if h := &l.ring[l.head%uint64(len(l.ring))]; l.head < l.tail && !h.ready {
 			h.ready, h.drop, stalled = true, true, true
 			l.loseLocked("an exchange stalled at the head of the write queue")
 		}
@@ -165,7 +213,9 @@ func (l *Log) begin(o observation, done bool) ticket {
 	t := ticket{pos: l.tail, ok: true}
 	l.ring[l.tail%uint64(len(l.ring))] = o
 	l.tail++
-	wake := false
+	// An open observation at the head still wakes the writer, which then
+	// knows how long it may hold the line.
+	wake := t.pos == l.head
 	if done {
 		wake = l.fillLocked(t, body, truncated)
 	}
@@ -183,7 +233,17 @@ func (l *Log) finish(t ticket, body []byte, truncated bool) {
 		return
 	}
 	l.mu.Lock()
-	if t.pos < l.head || t.pos >= l.tail {
+	if t.pos >= l.tail {
+		l.mu.Unlock()
+		return
+	}
+	if t.pos < l.head {
+		for i := range l.parked {
+			if p := &l.parked[i]; p.pos == t.pos {
+				l.wakeLocked(l.fillObsLocked(&p.o, body, truncated))
+				return
+			}
+		}
 		l.mu.Unlock() // taken as lost by Close
 		return
 	}
@@ -193,7 +253,12 @@ func (l *Log) finish(t ticket, body []byte, truncated bool) {
 // fillLocked stores an observation's content and reports whether it is at
 // the head of the queue (so the writer has work).
 func (l *Log) fillLocked(t ticket, body []byte, truncated bool) bool {
-	o := &l.ring[t.pos%uint64(len(l.ring))]
+	return l.fillObsLocked(&l.ring[t.pos%uint64(len(l.ring))], body, truncated) && t.pos == l.head
+}
+
+// fillObsLocked stores an observation's content; it reports false when
+// the observation already had its content.
+func (l *Log) fillObsLocked(o *observation, body []byte, truncated bool) bool {
 	if o.ready {
 		return false
 	}
@@ -205,7 +270,7 @@ func (l *Log) fillLocked(t ticket, body []byte, truncated bool) bool {
 		l.bytes += len(body)
 	}
 	o.ready = true
-	return t.pos == l.head
+	return true
 }
 
 // wakeLocked releases the lock, waking the writer when it sleeps and has
@@ -248,25 +313,71 @@ func (l *Log) Close() uint64 {
 	return l.Lost()
 }
 
-// popLocked moves the ready observations at the head of the queue into
-// batch; once closed, unfinished ones too, as drops.
-func (l *Log) popLocked(batch []observation) []observation {
+// popLocked moves what can be written into batch, in order: parked
+// observations that have finished and wait for no earlier one of their
+// exchange, then the ready observations at the head of the queue. An open
+// observation at the head holds the line until it has been open for the
+// stall bound; then it is parked, and so is every later observation of its
+// exchange while it is. Once closed, open observations go too, as drops.
+// When an open observation holds the line, popLocked also returns how long
+// until it is parked.
+func (l *Log) popLocked(batch []observation) ([]observation, time.Duration) {
+	if len(l.parked) > 0 {
+		blocked := map[*exchange]bool{}
+		kept := l.parked[:0]
+		for _, p := range l.parked {
+			switch {
+			case blocked[p.o.x]:
+			case !p.o.ready && !l.closed:
+				blocked[p.o.x] = true
+			default:
+				if !p.o.ready {
+					p.o.drop = true
+					l.loseLocked("an exchange was still open when the capture ended")
+				}
+				batch = append(batch, p.o)
+				l.bytes -= len(p.o.body)
+				if l.parkedX[p.o.x]--; l.parkedX[p.o.x] == 0 {
+					delete(l.parkedX, p.o.x)
+				}
+				continue
+			}
+			kept = append(kept, p)
+		}
+		clear(l.parked[len(kept):])
+		l.parked = kept
+	}
 	n := uint64(len(l.ring))
+	var wait time.Duration
 	for l.head < l.tail {
 		o := &l.ring[l.head%n]
-		if !o.ready {
-			if !l.closed {
+		park := l.parkedX[o.x] > 0
+		if !o.ready && !park {
+			if l.closed {
+				o.drop = true
+				l.loseLocked("an exchange was still open when the capture ended")
+			} else if open := time.Since(o.ts); open < l.stall {
+				wait = l.stall - open
 				break
+			} else {
+				park = true
 			}
-			o.drop = true
-			l.loseLocked("an exchange was still open when the capture ended")
 		}
-		batch = append(batch, *o)
-		l.bytes -= len(o.body)
+		if park {
+			if o.skip > 0 {
+				batch = append(batch, observation{skip: o.skip, gap: true})
+				o.skip = 0
+			}
+			l.parked = append(l.parked, parkedObs{pos: l.head, o: *o})
+			l.parkedX[o.x]++
+		} else {
+			batch = append(batch, *o)
+			l.bytes -= len(o.body)
+		}
 		*o = observation{}
 		l.head++
 	}
-	return batch
+	return batch, wait
 }
 
 // loop is the writer goroutine. It writes what is queued in big chunks and
@@ -301,9 +412,11 @@ func (l *Log) loop() {
 		pending = 0
 		buf.Reset()
 	}
+	var timer *time.Timer
 	for {
 		l.mu.Lock()
-		batch = l.popLocked(batch[:0])
+		var wait time.Duration
+		batch, wait = l.popLocked(batch[:0])
 		if len(batch) == 0 {
 			if l.closed {
 				l.mu.Unlock()
@@ -320,13 +433,34 @@ func (l *Log) loop() {
 			}
 			l.waiting = true
 			l.mu.Unlock()
-			<-l.wake
+			if wait <= 0 {
+				<-l.wake
+				continue
+			}
+			// An open observation holds the line: wake up when it is due
+			// to be parked, unless work comes first.
+			if timer == nil {
+				timer = time.NewTimer(wait)
+			} else {
+				timer.Reset(wait)
+			}
+			select {
+			case <-l.wake:
+				timer.Stop()
+			case <-timer.C:
+				l.mu.Lock()
+				l.waiting = false
+				l.mu.Unlock()
+			}
 			continue
 		}
 		l.mu.Unlock()
 		for i := range batch {
 			o := &batch[i]
 			seq += o.skip
+			if o.gap {
+				continue
+			}
 			if o.drop {
 				seq++
 				continue

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 )
@@ -57,7 +58,9 @@ type Proxy struct {
 
 	closing context.Context // cancelled by CloseStreams
 	stop    context.CancelFunc
-	active  sync.WaitGroup
+	aborted context.Context // cancelled by Close
+	abort   context.CancelFunc
+	active  inflight
 
 	warnMu  sync.Mutex
 	unknown map[string]bool // content-codings already warned about
@@ -82,6 +85,7 @@ func NewProxy(o ProxyOptions) *Proxy {
 	}
 	p.sessions.m = map[sessionKey]sessionEntry{}
 	p.closing, p.stop = context.WithCancel(context.Background())
+	p.aborted, p.abort = context.WithCancel(context.Background())
 	tr := o.Transport
 	if tr == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
@@ -123,12 +127,90 @@ func DefaultLabel(target *url.URL) string {
 	return "http"
 }
 
-// CloseStreams ends the exchanges that never end on their own, the
-// server's GET event streams, so that a shutdown need not wait for them.
+// CloseStreams ends the exchanges that never end on their own: the
+// server's GET event streams and upgraded connections (a 101 Switching
+// Protocols answer to any method), so that a shutdown need not wait for
+// them. Ending an upgraded exchange closes both of its connections, the
+// client's (hijacked, so no http.Server closes it) and the target's.
+// Exchanges that begin afterwards are ended as they start streaming.
 func (p *Proxy) CloseStreams() { p.stop() }
 
+// Close ends every exchange in flight at once, and any begun after: their
+// outbound requests are cancelled and their upgraded connections closed.
+// The client connections of ordinary exchanges are the server's to close
+// (http.Server.Close).
+func (p *Proxy) Close() {
+	p.stop()
+	p.abort()
+}
+
 // Wait waits until no exchange is being served.
-func (p *Proxy) Wait() { p.active.Wait() }
+func (p *Proxy) Wait() { <-p.active.idle() }
+
+// inflight counts the exchanges being served. Unlike a sync.WaitGroup it
+// may be waited on while new exchanges still arrive.
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	done chan struct{} // closed when n drops to 0
+}
+
+func (f *inflight) add() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		f.done = make(chan struct{})
+	}
+	f.n++
+}
+
+func (f *inflight) release() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n--; f.n == 0 {
+		close(f.done)
+	}
+}
+
+// idle is closed once no exchange is being served.
+func (f *inflight) idle() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return f.done
+}
+
+// abortWait is how long Shutdown waits for exchanges after ending them.
+const abortWait = 2 * time.Second
+
+// Shutdown ends the event streams and upgraded connections (CloseStreams)
+// and waits for the other exchanges to finish, until ctx is done; then it
+// ends them all (Close) and waits at most abortWait more for their handlers
+// to return, so that it always returns in bounded time. It returns
+// ctx.Err() when exchanges had to be ended, or were still running when it
+// gave up waiting.
+func (p *Proxy) Shutdown(ctx context.Context) error {
+	p.CloseStreams()
+	idle := p.active.idle()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+	}
+	p.Close()
+	idle = p.active.idle()
+	t := time.NewTimer(abortWait)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
+	return ctx.Err()
+}
 
 // exchangeKey finds an exchange's state in its request's context.
 type exchangeKey struct{}
@@ -139,26 +221,37 @@ type exchangeState struct {
 	sid    string // the request's Mcp-Session-Id
 	body   *requestTap
 	client context.Context // the client's request context, without the proxy's own cancel
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	upgraded func() bool // stops ending the exchange on CloseStreams, once upgraded
 }
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p.active.Add(1)
-	defer p.active.Done()
+	p.active.add()
+	defer p.active.release()
 	sid := r.Header.Get("Mcp-Session-Id")
 	st := &exchangeState{sid: sid, x: requestExchange(r, p.sessions.conn(sid, r.RemoteAddr)), client: r.Context()}
-	ctx := context.WithValue(r.Context(), exchangeKey{}, st)
+	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), exchangeKey{}, st))
+	defer cancel()
+	st.cancel = cancel
+	defer context.AfterFunc(p.aborted, cancel)()
 	if r.Method == http.MethodGet {
 		// A GET is the server's event stream, which only the client ends.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
 		defer context.AfterFunc(p.closing, cancel)()
 	}
+	defer func() {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if st.upgraded != nil {
+			st.upgraded()
+		}
+	}()
 	r = r.WithContext(ctx)
 	if p.log != nil && r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
 		// The request's place in the log is taken before any of it is
 		// forwarded, so nothing that answers it can be logged first.
-		st.body = &requestTap{src: r.Body, log: p.log}
+		st.body = &requestTap{src: r.Body, log: p.log, cp: logCopy{mem: p.log.mem}}
 		st.body.t = p.log.begin(observation{kind: obsRequest, x: st.x}, false)
 		r.Body = st.body
 		defer st.body.complete(false)
@@ -199,6 +292,17 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	if st.sid != "" && resp.Request.Method == http.MethodDelete && resp.StatusCode < 300 {
 		defer p.sessions.forget(st.sid)
 	}
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		// An upgraded connection, whatever the method, only ends when a
+		// side closes it: CloseStreams ends it like an event stream (the
+		// reverse proxy closes both connections when the request's context
+		// is done).
+		st.mu.Lock()
+		if st.upgraded == nil {
+			st.upgraded = context.AfterFunc(p.closing, st.cancel)
+		}
+		st.mu.Unlock()
+	}
 	if p.log == nil {
 		return nil
 	}
@@ -217,9 +321,9 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		p.log.add(observation{kind: obsResponse, x: st.x, resp: info})
 		return nil
 	}
-	tap := &responseTap{src: resp.Body, log: p.log, x: st.x, info: info}
+	tap := &responseTap{src: resp.Body, log: p.log, x: st.x, info: info, cp: logCopy{mem: p.log.mem}}
 	if mediaType(info.contentType) == "text/event-stream" {
-		tap.sse = newSSEParser(tap.event)
+		tap.sse = newSSEParser(tap.event, p.log.mem)
 	} else {
 		tap.t = p.log.begin(observation{kind: obsResponse, x: st.x, resp: info}, false)
 	}
@@ -313,11 +417,10 @@ type requestTap struct {
 	log *Log
 	t   ticket
 
-	mu        sync.Mutex
-	buf       []byte
-	truncated bool
-	eof       bool // the body was read to its end
-	finished  bool
+	mu       sync.Mutex
+	cp       logCopy // the log's copy of the body so far
+	eof      bool    // the body was read to its end
+	finished bool
 }
 
 func (b *requestTap) Read(p []byte) (int, error) {
@@ -338,13 +441,7 @@ func (b *requestTap) Read(p []byte) (int, error) {
 
 func (b *requestTap) Close() error { return nil }
 
-func (b *requestTap) observe(p []byte) {
-	if room := capture.MaxLogLine - len(b.buf); len(p) > room {
-		p = p[:max(room, 0)]
-		b.truncated = true
-	}
-	b.buf = append(b.buf, p...)
-}
+func (b *requestTap) observe(p []byte) { b.cp.add(p, capture.MaxLogLine) }
 
 // complete logs the request with what was seen of its body. Only when the
 // target was never reached (drain) does it read the rest itself, so that
@@ -358,7 +455,7 @@ func (b *requestTap) complete(drain bool) {
 		return
 	}
 	var chunk [32 << 10]byte
-	for drain && !b.truncated {
+	for drain && !b.cp.truncated {
 		n, err := b.src.Read(chunk[:])
 		b.observe(chunk[:n])
 		if err != nil {
@@ -374,10 +471,10 @@ func (b *requestTap) finishLocked() {
 		return
 	}
 	b.finished = true
+	data, truncated := b.cp.take()
 	if b.log != nil {
-		b.log.finish(b.t, b.buf, b.truncated || !b.eof)
+		b.log.finish(b.t, data, truncated || !b.eof)
 	}
-	b.buf = nil
 }
 
 // responseTap observes a response body as the proxy forwards it: each
@@ -392,11 +489,10 @@ type responseTap struct {
 	sse  *sseParser // nil for a body logged whole
 	t    ticket     // the body's place in the log, when logged whole
 
-	mu        sync.Mutex
-	buf       []byte
-	truncated bool
-	seen      bool // any byte arrived
-	ended     bool
+	mu    sync.Mutex
+	cp    logCopy // the log's copy of the body so far, when logged whole
+	seen  bool    // any byte arrived
+	ended bool
 }
 
 func (b *responseTap) Read(p []byte) (int, error) {
@@ -406,7 +502,7 @@ func (b *responseTap) Read(p []byte) (int, error) {
 	if n > 0 && !b.ended {
 		b.seen = true
 		switch {
-		case b.truncated:
+		case b.cp.truncated:
 			// The log has all it keeps of this body.
 		case b.dec != nil:
 			b.dec.write(p[:n])
@@ -433,14 +529,7 @@ func (b *responseTap) decoded(p []byte) {
 		b.sse.feed(p)
 		return
 	}
-	if b.truncated {
-		return
-	}
-	if room := capture.MaxLogLine - len(b.buf); len(p) > room {
-		p = p[:max(room, 0)]
-		b.truncated = true
-	}
-	b.buf = append(b.buf, p...)
+	b.cp.add(p, capture.MaxLogLine)
 }
 
 // event logs one SSE event. Data that is only whitespace is no message.
@@ -467,13 +556,8 @@ func (b *responseTap) endLocked(clean bool) {
 		b.sse.end(clean)
 		return
 	}
-	switch {
-	case clean || !b.seen:
-		b.log.finish(b.t, b.buf, b.truncated)
-	default:
-		b.log.finish(b.t, b.buf, true)
-	}
-	b.buf = nil
+	data, truncated := b.cp.take()
+	b.log.finish(b.t, data, truncated || (!clean && b.seen))
 }
 
 // sessionConns remembers which conn_id each MCP session was given, for a

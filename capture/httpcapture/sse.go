@@ -13,15 +13,15 @@ import (
 // not part of the value); every other field and comment is ignored, and an
 // event without data is not dispatched.
 //
-// Only data is kept, and at most capture.MaxLogLine bytes of it per event; a longer
-// event is dispatched cut, with truncated set. Memory stays bounded by
-// that, whatever the length of a line.
+// Only data is kept, and at most capture.MaxLogLine bytes of it per event
+// (less when the log's memory budget runs out); a longer event is
+// dispatched cut, with truncated set. Memory stays bounded by that,
+// whatever the length of a line.
 type sseParser struct {
 	emit func(data []byte, truncated bool)
 
-	data      []byte // the current event's data so far
-	hasData   bool   // the current event has a data field
-	truncated bool   // data was cut at capture.MaxLogLine
+	cp      logCopy // the current event's data so far
+	hasData bool    // the current event has a data field
 
 	state   int    // what the rest of the current line is
 	field   []byte // the current line's field name so far, up to 5 bytes
@@ -41,8 +41,8 @@ const (
 	sseIgnore        // in another field, or a comment
 )
 
-func newSSEParser(emit func(data []byte, truncated bool)) *sseParser {
-	return &sseParser{emit: emit, empty: true}
+func newSSEParser(emit func(data []byte, truncated bool), mem *memBudget) *sseParser {
+	return &sseParser{emit: emit, empty: true, cp: logCopy{mem: mem}}
 }
 
 // feed parses the next bytes of the stream.
@@ -145,20 +145,15 @@ func (p *sseParser) beginData() {
 	p.hasData = true
 }
 
-func (p *sseParser) add(b []byte) {
-	if room := capture.MaxLogLine - len(p.data); len(b) > room {
-		b = b[:max(room, 0)]
-		p.truncated = true
-	}
-	p.data = append(p.data, b...)
-}
+func (p *sseParser) add(b []byte) { p.cp.add(b, capture.MaxLogLine) }
 
 // dispatch hands the finished event's data on; the parser lets go of it.
 func (p *sseParser) dispatch() {
+	data, truncated := p.cp.take()
 	if p.hasData {
-		p.emit(p.data, p.truncated)
+		p.emit(data, truncated)
 	}
-	p.data, p.hasData, p.truncated = nil, false, false
+	p.hasData = false
 }
 
 // end is the end of the stream. When it ended cleanly, an event the server
@@ -171,5 +166,6 @@ func (p *sseParser) end(clean bool) {
 		}
 		p.dispatch()
 	}
-	p.data, p.hasData = nil, false
+	p.cp.take()
+	p.hasData = false
 }

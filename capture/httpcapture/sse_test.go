@@ -18,7 +18,7 @@ func parseSSE(stream string, n int, clean bool) []sseEvent {
 	var got []sseEvent
 	p := newSSEParser(func(data []byte, truncated bool) {
 		got = append(got, sseEvent{string(data), truncated})
-	})
+	}, nil)
 	if n <= 0 {
 		n = len(stream) + 1
 	}
@@ -81,12 +81,12 @@ func TestSSEParserCapsAnEvent(t *testing.T) {
 		if len(data) != capture.MaxLogLine {
 			t.Errorf("kept %d bytes", len(data))
 		}
-	})
+	}, nil)
 	p.feed([]byte("data: "))
 	for i := 0; i < len(big); i += 1 << 20 {
 		p.feed([]byte(big[i:min(i+1<<20, len(big))]))
-		if cap(p.data) > 2*capture.MaxLogLine {
-			t.Fatalf("buffer grew to %d", cap(p.data))
+		if cap(p.cp.buf) > 2*capture.MaxLogLine {
+			t.Fatalf("buffer grew to %d", cap(p.cp.buf))
 		}
 	}
 	p.feed([]byte("\n\ndata: next\n\n"))

@@ -30,7 +30,7 @@ type httpOptions struct {
 // How long in-flight exchanges get to finish after SIGINT or SIGTERM
 // before their connections are closed. The server's GET event streams
 // never finish on their own, so they are ended at once.
-const httpShutdownGrace = 5 * time.Second
+const httpShutdownGrace = 2 * time.Second // as the reference (capture-store-export.md 4.1)
 
 // Test hooks: where signals come from, and who hears the listening address.
 var (
@@ -142,10 +142,13 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	return nil
 }
 
-// shutdownHTTP stops listening, ends the event streams, and gives the
-// exchanges in flight httpShutdownGrace (or until a second signal) before
-// closing their connections; then waits for every handler to return, so
-// that all they observed has reached the log.
+// shutdownHTTP stops listening, ends the event streams and upgraded
+// connections, and gives the exchanges in flight httpShutdownGrace (or
+// until a second signal) before closing their connections; then waits for
+// their handlers to return, so that all they observed has reached the log.
+// It is bounded: past the grace period the proxy ends every exchange and
+// waits only a moment more (Proxy.Shutdown); upgraded connections, which
+// http.Server neither waits for nor closes, are ended by the proxy.
 func shutdownHTTP(srv *http.Server, proxy *httpcapture.Proxy, sigs <-chan os.Signal) {
 	proxy.CloseStreams()
 	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
@@ -160,7 +163,7 @@ func shutdownHTTP(srv *http.Server, proxy *httpcapture.Proxy, sigs <-chan os.Sig
 	if err := srv.Shutdown(ctx); err != nil {
 		_ = srv.Close()
 	}
-	proxy.Wait()
+	_ = proxy.Shutdown(ctx)
 }
 
 // openHTTPLog creates the session's log and says where it goes. A log that

@@ -1,0 +1,75 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// SIGTERM ends `mcpsnoop http` promptly even while a client holds an
+// upgraded connection (101 Switching Protocols to a POST), which
+// http.Server.Shutdown neither waits for nor closes; the client's
+// connection is closed and the log still ends complete.
+func TestHTTPCommandShutdownWithUpgradedConnection(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("MCPSNOOP_HOME", home)
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		io.ReadAll(req.Body)
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: mcp-test\r\n\r\n")
+		brw.Flush()
+		io.Copy(conn, brw) // echoes until a side closes
+	}))
+	defer target.Close()
+	h := startHTTP(t, "--target", target.URL+"/mcp", "--listen", "127.0.0.1:0", "--label", "upgrade")
+
+	conn, err := net.Dial("tcp", h.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(15 * time.Second))
+	body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: mcp-test\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade: %v %v", resp, err)
+	}
+	io.WriteString(conn, "ping")
+	echo := make([]byte, 4)
+	if _, err := io.ReadFull(br, echo); err != nil || string(echo) != "ping" {
+		t.Fatalf("echo %q %v", echo, err)
+	}
+
+	start := time.Now()
+	if code := h.stop(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, h.stderr.String())
+	}
+	if d := time.Since(start); d > httpShutdownGrace {
+		t.Errorf("shutdown took %v", d)
+	}
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		t.Errorf("the client's upgraded connection was left open: %v", err)
+	}
+	if strings.Contains(h.stderr.String(), "dropped") {
+		t.Errorf("log incomplete:\n%s", h.stderr.String())
+	}
+	fs := httpLogFrames(t, home)
+	if len(fs) != 2 || string(fs[0].Raw) != body || fs[1].Status != http.StatusSwitchingProtocols {
+		t.Errorf("%d frames: %+v", len(fs), fs)
+	}
+}
