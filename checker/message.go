@@ -213,25 +213,6 @@ func (m *message) opName() string {
 	return ""
 }
 
-func operationName(method string, params gjson.Result) string {
-	if !params.IsObject() {
-		return ""
-	}
-	var v gjson.Result
-	switch method {
-	case "tools/call", "prompts/get":
-		v = params.Get("name")
-	case "resources/read", "resources/subscribe", "resources/unsubscribe":
-		v = params.Get("uri")
-	default:
-		return ""
-	}
-	if v.Type == gjson.String {
-		return v.Str
-	}
-	return ""
-}
-
 // escapeKey makes a literal member name safe as a gjson path.
 func escapeKey(name string) string {
 	needs := false

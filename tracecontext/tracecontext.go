@@ -17,9 +17,6 @@ type TraceParent struct {
 	Flags    byte
 }
 
-// Sampled reports the sampled flag (bit 0x01).
-func (p TraceParent) Sampled() bool { return p.Flags&0x01 != 0 }
-
 // Errors ParseTraceParent returns; every one means the value must be
 // ignored whole.
 var (
@@ -62,37 +59,8 @@ func ParseTraceParent(s string) (TraceParent, error) {
 	return p, nil
 }
 
-// Member is one key=value entry of a tracestate.
-type Member struct{ Key, Value string }
-
 // MaxMembers is the most list members a tracestate may carry.
 const MaxMembers = 32
-
-// ParseTraceState parses a tracestate list. It returns ok false when the
-// value is malformed, in which case it must be discarded (never the
-// traceparent with it). Empty list members are allowed and skipped.
-func ParseTraceState(s string) (members []Member, ok bool) {
-	if strings.TrimSpace(s) == "" {
-		return nil, true
-	}
-	seen := map[string]bool{}
-	for _, item := range strings.Split(s, ",") {
-		item = strings.Trim(item, " \t")
-		if item == "" {
-			continue
-		}
-		key, value, found := strings.Cut(item, "=")
-		if !found || !validKey(key) || !validValue(value) || seen[key] {
-			return nil, false
-		}
-		seen[key] = true
-		members = append(members, Member{key, value})
-		if len(members) > MaxMembers {
-			return nil, false
-		}
-	}
-	return members, true
-}
 
 // PassTraceState is the rule for a participant that hands a tracestate on
 // without editing it, as exports do: the value is kept byte for byte unless
@@ -119,43 +87,6 @@ func PassTraceState(s string) (string, bool) {
 	}
 	return s, true
 }
-
-// validKey: a simple key (lowercase letter, then up to 255 of a-z 0-9 _ - * /)
-// or a multi-tenant key tenant@system.
-func validKey(k string) bool {
-	if tenant, system, multi := strings.Cut(k, "@"); multi {
-		return len(tenant) >= 1 && len(tenant) <= 241 && len(system) >= 1 && len(system) <= 14 &&
-			keyChars(tenant, true) && isLowerAlpha(system[0]) && keyChars(system, false)
-	}
-	return len(k) >= 1 && len(k) <= 256 && isLowerAlpha(k[0]) && keyChars(k, false)
-}
-
-func keyChars(s string, digitFirst bool) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		ok := isLowerAlpha(c) || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '*' || c == '/'
-		if !ok {
-			return false
-		}
-	}
-	return digitFirst || isLowerAlpha(s[0])
-}
-
-// validValue: 1 to 256 printable ASCII characters except comma and equals,
-// not ending in a space.
-func validValue(v string) bool {
-	if len(v) == 0 || len(v) > 256 || v[len(v)-1] == ' ' {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < 0x20 || c > 0x7e || c == ',' || c == '=' {
-			return false
-		}
-	}
-	return true
-}
-
-func isLowerAlpha(c byte) bool { return c >= 'a' && c <= 'z' }
 
 func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -33,45 +33,9 @@ func TestParseTraceParent(t *testing.T) {
 			t.Errorf("%q: err = %v, want %v", tt.in, err, tt.err)
 			continue
 		}
-		if err == nil && (p.TraceID != tt.traceID || p.Sampled() != tt.sampled) {
+		if err == nil && (p.TraceID != tt.traceID || (p.Flags&0x01 != 0) != tt.sampled) {
 			t.Errorf("%q: got %+v", tt.in, p)
 		}
-	}
-}
-
-func TestParseTraceState(t *testing.T) {
-	tests := []struct {
-		in string
-		n  int
-		ok bool
-	}{
-		{"", 0, true},
-		{"congo=t61rcWkgMzE", 1, true},
-		{"rojo=00f067aa0ba902b7,congo=t61rcWkgMzE", 2, true},
-		{"rojo=1, ,congo=2", 2, true},
-		{"tenant@vendor=x", 1, true},
-		{"Rojo=1", 0, false},        // uppercase key
-		{"rojo=1,rojo=2", 0, false}, // duplicate key
-		{"rojo", 0, false},          // no value
-		{"rojo=a,b", 0, false},      // empty member key
-		{"rojo=bad\x01value", 0, false},
-		{"rojo=inner spaces ok ", 1, true}, // trailing whitespace around a member is OWS
-	}
-	for _, tt := range tests {
-		m, ok := ParseTraceState(tt.in)
-		if ok != tt.ok || len(m) != tt.n {
-			t.Errorf("%q: %d members, ok %v; want %d, %v", tt.in, len(m), ok, tt.n, tt.ok)
-		}
-	}
-	var many string
-	for i := 0; i < 33; i++ {
-		if i > 0 {
-			many += ","
-		}
-		many += "k" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + "=v"
-	}
-	if _, ok := ParseTraceState(many); ok {
-		t.Error("33 members accepted")
 	}
 }
 
