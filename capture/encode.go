@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 )
 
 // The log writer's encoder. Writing a frame is on the capture's busiest
@@ -53,7 +55,7 @@ func skipToWS(b []byte, i int) int {
 	for i < len(b) {
 		switch c := b[i]; {
 		case c == '"':
-			i = stringEnd(b, i+1)
+			i = jsonwalk.SkipString(b, i)
 		case isWS(c):
 			return i
 		default:
@@ -61,27 +63,6 @@ func skipToWS(b []byte, i int) int {
 		}
 	}
 	return i
-}
-
-// stringEnd returns the index just past the closing quote of the string
-// whose content starts at b[from], in valid JSON.
-func stringEnd(b []byte, from int) int {
-	i := from
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return len(b)
-		}
-		i += j
-		backslashes := 0
-		for k := i - 1; k >= from && b[k] == '\\'; k-- {
-			backslashes++
-		}
-		i++
-		if backslashes%2 == 0 {
-			return i
-		}
-	}
 }
 
 // frameEncoder writes stdio frames as log lines.

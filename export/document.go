@@ -112,14 +112,12 @@ func newCapabilitiesDoc(c *checker.Capabilities) *capabilitiesDoc {
 }
 
 // marshal encodes v as encoding/json does without HTML escaping, indented
-// for depth levels when depth >= 0, compact (and HTML-safe) otherwise.
+// as if it sat depth levels deep.
 func marshal(v any, depth int) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	if depth >= 0 {
-		enc.SetEscapeHTML(false)
-		enc.SetIndent(string(bytes.Repeat([]byte(indentUnit), depth)), indentUnit)
-	}
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(string(bytes.Repeat([]byte(indentUnit), depth)), indentUnit)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
@@ -206,14 +204,11 @@ func (o *objWriter) time(k string, t time.Time) {
 	o.b = appendTime(o.b, t)
 }
 
-// json appends a JSON value as it is (HTML-safe when html is set).
+// json appends a JSON value as it is. The html page never embeds one this
+// way: it carries payloads as escaped strings.
 func (o *objWriter) json(k string, v []byte) {
 	o.key(k)
-	if o.html {
-		o.b = htmlSafeJSON(o.b, v)
-	} else {
-		o.b = append(o.b, v...)
-	}
+	o.b = append(o.b, v...)
 }
 
 func (o *objWriter) close() []byte {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 )
 
 // The hand-written JSON encoding below is what keeps a large export close to
@@ -63,7 +65,7 @@ func appendIndent(dst, src []byte, depth int) []byte {
 		}
 		switch c {
 		case '"':
-			j := stringEnd(src, i)
+			j := jsonwalk.SkipString(src, i)
 			dst = append(dst, src[i:j]...)
 			i = j
 			continue
@@ -95,27 +97,6 @@ func appendIndent(dst, src []byte, depth int) []byte {
 		i++
 	}
 	return dst
-}
-
-// stringEnd returns the index just past the string starting with the quote
-// at src[i] (len(src) if it is not closed).
-func stringEnd(src []byte, i int) int {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(src[j:], '"')
-		if k < 0 {
-			return len(src)
-		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && src[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
 }
 
 const hexDigits = "0123456789abcdef"
@@ -221,42 +202,6 @@ func appendTime(dst []byte, t time.Time) []byte {
 
 // durationMs is d in milliseconds, with nanosecond precision.
 func durationMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// htmlSafeJSON rewrites JSON text so that it can sit inside an HTML
-// <script> element: <, >, & and U+2028/U+2029 (which can only occur inside
-// strings of valid JSON) become \u escapes.
-func htmlSafeJSON(dst, src []byte) []byte {
-	start := 0
-	for i := 0; i < len(src); i++ {
-		var esc string
-		switch src[i] {
-		case '<':
-			esc = `\u003c`
-		case '>':
-			esc = `\u003e`
-		case '&':
-			esc = `\u0026`
-		case 0xE2:
-			if i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xA8 || src[i+2] == 0xA9) {
-				esc = `\u2028`
-				if src[i+2] == 0xA9 {
-					esc = `\u2029`
-				}
-				dst = append(dst, src[start:i]...)
-				dst = append(dst, esc...)
-				i += 2
-				start = i + 1
-			}
-			continue
-		default:
-			continue
-		}
-		dst = append(dst, src[start:i]...)
-		dst = append(dst, esc...)
-		start = i + 1
-	}
-	return append(dst, src[start:]...)
-}
 
 // cutUTF8 returns the longest prefix of s no longer than n bytes that does
 // not split a UTF-8 sequence.

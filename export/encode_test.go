@@ -93,26 +93,6 @@ func TestAppendTimeKeepsOffset(t *testing.T) {
 	}
 }
 
-func TestHTMLSafeJSON(t *testing.T) {
-	in := `{"a":"</script><img src=x onerror=alert(1)>&","b":"` + "\u2028\u2029" + `"}`
-	got := string(htmlSafeJSON(nil, []byte(in)))
-	for _, bad := range []string{"<", ">", "&", "\u2028", "\u2029"} {
-		if strings.Contains(got, bad) {
-			t.Errorf("%q left in %s", bad, got)
-		}
-	}
-	var a, b any
-	json.Unmarshal([]byte(in), &a)
-	if err := json.Unmarshal([]byte(got), &b); err != nil {
-		t.Fatal(err)
-	}
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	if string(ja) != string(jb) {
-		t.Errorf("escaping changed the value: %s vs %s", ja, jb)
-	}
-}
-
 func TestCutUTF8(t *testing.T) {
 	s := []byte("ab日本") // 日 and 本 are 3 bytes each
 	for n, want := range map[int]string{0: "", 2: "ab", 3: "ab", 4: "ab", 5: "ab日", 7: "ab日", 8: "ab日本", 20: "ab日本"} {

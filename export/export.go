@@ -53,8 +53,9 @@ type Session struct {
 	// Run is the run the session belongs to, nil when it has none.
 	Run *checker.Run
 	// Calls holds what Format.Call returned, indexed by call index (a call
-	// whose Call returned nil has an empty slot).
-	Calls Records
+	// whose Call returned nil has an empty slot); a format can look up the
+	// call an event belongs to while it writes the events.
+	Calls IndexedRecords
 	// Events holds what Format.Event returned, in the order frames passed
 	// (nil returns are not kept).
 	Events Records
@@ -86,9 +87,7 @@ type Records interface {
 	Each(fn func(i int, b []byte) error) error
 }
 
-// IndexedRecords are Records that can also be read out of order. The
-// exporter's Session.Calls always are, so a format can look up the call an
-// event belongs to while it writes the events.
+// IndexedRecords are Records that can also be read out of order.
 type IndexedRecords interface {
 	Records
 	// At returns slot i; b stays valid until the next At or Each.

@@ -196,7 +196,7 @@ func (h *HTML) Begin(w io.Writer, o *Output) error {
 	bw.WriteString(pageCSS)
 	bw.WriteString(pageBody)
 	bw.WriteString(`<script type="application/json" id="mcpsnoop-export">`)
-	bw.Write(htmlSafeJSON(nil, meta))
+	bw.Write(meta) // json.Marshal escapes <, >, &, U+2028 and U+2029
 	bw.WriteString("</script>\n")
 	return bw.Flush()
 }

@@ -167,7 +167,7 @@ func (t *Text) Session(w io.Writer, s *Session) error {
 	}
 	bw.WriteString("\n\n")
 	writeSchemaFindings(bw, r)
-	calls := indexed(s.Calls)
+	calls := s.Calls
 	err := s.Events.Each(func(_ int, b []byte) error {
 		idx, kind, id, title, body, ok := splitTextRecord(b)
 		if !ok {
@@ -299,39 +299,4 @@ func writeIndented(w *bufio.Writer, lines []string) {
 		w.WriteString(l)
 		w.WriteByte('\n')
 	}
-}
-
-// indexed returns r with random access, reading it into memory when it
-// does not offer At itself.
-func indexed(r Records) IndexedRecords {
-	if ir, ok := r.(IndexedRecords); ok {
-		return ir
-	}
-	m := memRecords{}
-	r.Each(func(_ int, b []byte) error {
-		m = append(m, append([]byte(nil), b...))
-		return nil
-	})
-	return m
-}
-
-// memRecords are Records held in memory.
-type memRecords [][]byte
-
-func (m memRecords) Len() int { return len(m) }
-
-func (m memRecords) At(i int) ([]byte, error) {
-	if i < 0 || i >= len(m) {
-		return nil, fmt.Errorf("record %d out of range", i)
-	}
-	return m[i], nil
-}
-
-func (m memRecords) Each(fn func(i int, b []byte) error) error {
-	for i, b := range m {
-		if err := fn(i, b); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -165,9 +165,10 @@ func (f *format) Call(r *checker.CallRecord) ([]byte, error) {
 				"blocked is the client's turnaround between them", r.RoundTrips)
 		}
 	}
-	// What only the session knows (the pageref, the server label in the
-	// url) is left as marks that Session splices; the rest is final.
-	e.Pageref, e.Request.URL = pagerefMark, urlMark
+	// The server label in the url is known only once the session ends (the
+	// last label seen wins): it is left as a mark that Session splices; the
+	// rest is final.
+	e.Pageref, e.Request.URL = r.SessionID, urlMark
 	body, err := marshal(e)
 	if err != nil {
 		return nil, err
@@ -183,17 +184,11 @@ func (f *format) Call(r *checker.CallRecord) ([]byte, error) {
 	return append(out, body...), nil
 }
 
-// The marks Call leaves in an entry. A JSON string in a payload cannot hold
-// these byte sequences, since its own quotes would be escaped.
-const (
-	pagerefMark = "\x00P"
-	urlMark     = "\x00U"
-)
+// The mark Call leaves for the url. A JSON string in a payload cannot hold
+// this byte sequence, since its own quotes would be escaped.
+const urlMark = "\x00U"
 
-var (
-	pagerefMarked = []byte(`"pageref":"\u0000P"`)
-	urlMarked     = []byte(`"url":"\u0000U"`)
-)
+var urlMarked = []byte(`"url":"\u0000U"`)
 
 // splitKept reads back what Call kept.
 func splitKept(b []byte) (method, tool string, entry []byte, err error) {
@@ -290,10 +285,6 @@ func (f *format) Session(w io.Writer, s *export.Session) error {
 	if s.Calls == nil {
 		return nil
 	}
-	pageref, err := marshal(rep.ID)
-	if err != nil {
-		return err
-	}
 	var compact, out []byte
 	return export.EachKept(s.Calls, func(_, _ int, b []byte) error {
 		method, tool, entry, err := splitKept(b)
@@ -304,8 +295,7 @@ func (f *format) Session(w io.Writer, s *export.Session) error {
 		if err != nil {
 			return err
 		}
-		compact = spliceMark(compact[:0], entry, pagerefMarked, `"pageref":`, pageref)
-		compact = spliceMark(nil, compact, urlMarked, `"url":`, u)
+		compact = spliceMark(compact[:0], entry, urlMarked, `"url":`, u)
 		out = out[:0]
 		if f.entries > 0 {
 			out = append(out, ',')

@@ -240,8 +240,12 @@ func (f *format) Session(w io.Writer, s *export.Session) error {
 	return err
 }
 
+// indent writes raw re-indented as if it sat len(prefix)/2 levels deep, with
+// the exporter's indenter (the same bytes as json.Indent, several times
+// faster on every span of a long session).
 func indent(b *bytes.Buffer, raw []byte, prefix string) error {
-	return json.Indent(b, raw, prefix, "  ")
+	b.Write(export.AppendIndent(b.AvailableBuffer(), raw, len(prefix)/2))
+	return nil
 }
 
 // head is a session's resource and scope as pdata writes them.

@@ -7,6 +7,7 @@ package formattest
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -29,6 +30,14 @@ type Records [][]byte
 
 // Len is the number of slots.
 func (r Records) Len() int { return len(r) }
+
+// At returns slot i.
+func (r Records) At(i int) ([]byte, error) {
+	if i < 0 || i >= len(r) {
+		return nil, fmt.Errorf("record %d out of range", i)
+	}
+	return r[i], nil
+}
 
 // Each calls fn with every slot in order.
 func (r Records) Each(fn func(i int, b []byte) error) error {
