@@ -55,10 +55,15 @@ func TestSpillRoundTrip(t *testing.T) {
 				t.Fatalf("Len %d, want 12", calls.Len())
 			}
 			var got []string
-			calls.Each(func(i int, b []byte) error {
+			if err := calls.Each(func(i int, b []byte) error {
 				got = append(got, string(b))
 				return nil
-			})
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != calls.Len() {
+				t.Fatalf("Each gave %d slots of %d", len(got), calls.Len())
+			}
 			for i, g := range got {
 				want := ""
 				if i < 10 && i != 7 {

@@ -90,10 +90,9 @@ func exportFail(format string, args ...any) error {
 
 func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 	lowerGCTarget() // the rendered output waits in the spill, not the heap
-	name := strings.ToLower(strings.TrimSpace(o.format))
-	newFormat, ok := exportFormats[name]
-	if !ok {
-		return exportFail("unknown export format %q (want %s)", o.format, wantFormats())
+	newFormat, err := lookupExportFormat(o.format)
+	if err != nil {
+		return exportFail("%v", err)
 	}
 	red, err := o.redact.redactor()
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -17,6 +18,16 @@ var exportFormats = map[string]func() export.Format{
 	"html": export.NewHTML,
 	"har":  har.New,
 	"otlp": otlp.New,
+}
+
+// lookupExportFormat finds a format by its -T name, case-insensitively and
+// trimmed.
+func lookupExportFormat(name string) (func() export.Format, error) {
+	f, ok := exportFormats[strings.ToLower(strings.TrimSpace(name))]
+	if !ok {
+		return nil, fmt.Errorf("unknown export format %q (want %s)", name, wantFormats())
+	}
+	return f, nil
 }
 
 // exportFormatOrder is how help and errors list the formats; names not in

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/export"
@@ -16,9 +15,9 @@ import (
 // renamed into place (its folder made 0700 when missing).
 func viewerExporter(red *capture.Redactor) viewer.ExportFunc {
 	return func(ctx context.Context, format, sessionID string, logPaths []string, dest string) error {
-		newFormat, ok := exportFormats[strings.ToLower(format)]
-		if !ok {
-			return fmt.Errorf("unknown export format %q (want %s)", format, wantFormats())
+		newFormat, err := lookupExportFormat(format)
+		if err != nil {
+			return err
 		}
 		if len(logPaths) == 0 {
 			return errors.New("the session has no log to read")
