@@ -293,3 +293,25 @@ func TestCheckHugeFrame(t *testing.T) {
 		t.Errorf("max_result_bytes = %d, want at least %d", got, size*mib)
 	}
 }
+
+// A report path that is the file standard input is redirected from
+// (`check --json run.jsonl - < run.jsonl`) is refused like any other
+// input, and the log is left as it was.
+func TestCheckReportOverRedirectedStdin(t *testing.T) {
+	t.Setenv("MCPSNOOP_HOME", t.TempDir())
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	writeFile(t, path, []byte(callLines))
+	for _, flag := range []string{"--json", "--sarif", "--junit"} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut bytes.Buffer
+		code := run([]string{"check", flag, path, "-"}, f, &out, &errOut)
+		f.Close()
+		assertUsageFailure(t, code, out.String(), errOut.String(), flag, "overwrite", "stdin")
+		if got, _ := os.ReadFile(path); string(got) != callLines {
+			t.Fatalf("%s: the log was changed", flag)
+		}
+	}
+}

@@ -135,7 +135,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		if p == "" {
 			continue
 		}
-		if in := sameAsInput(p, inputs); in != "" {
+		if in := sameAsInput(p, inputs, cmd.InOrStdin()); in != "" {
 			return checkFail("%s %s would overwrite the input %s", flag, p, in)
 		}
 		abs, _ := filepath.Abs(p)
@@ -220,12 +220,19 @@ func ingestRedacted(eng *checker.Engine, in capture.Input, stdin io.Reader, red 
 	}, eng.TornTail)
 }
 
-// sameAsInput returns the input that path names, if any.
-func sameAsInput(path string, inputs []capture.Input) string {
+// sameAsInput returns the input that path names, if any: by path, by file
+// identity (symlinks, hard links), or standard input redirected from that
+// file (stdin is the command's; a reader that is not a file never matches).
+func sameAsInput(path string, inputs []capture.Input, stdin io.Reader) string {
 	out, outErr := os.Stat(path)
 	abs, _ := filepath.Abs(path)
 	for _, in := range inputs {
 		if in.Stdin {
+			if f, ok := stdin.(*os.File); ok && outErr == nil {
+				if info, err := f.Stat(); err == nil && os.SameFile(out, info) {
+					return in.Name
+				}
+			}
 			continue
 		}
 		if inAbs, _ := filepath.Abs(in.Path); inAbs == abs {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -111,10 +110,7 @@ func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 	}
 	toFile := o.output != "" && o.output != "-"
 	if toFile {
-		if in := sameAsInput(o.output, inputs); in != "" || stdinIs(cmd.InOrStdin(), o.output, inputs) {
-			if in == "" {
-				in = "stdin"
-			}
+		if in := sameAsInput(o.output, inputs, cmd.InOrStdin()); in != "" {
 			return exportFail("input and output refer to the same file: -o %s is the input %s", o.output, in)
 		}
 	}
@@ -219,25 +215,6 @@ func writeExportTo(f *os.File, path string, x *export.Export) error {
 		return fmt.Errorf("writing %s: %v", path, atomicfile.PlainError(err))
 	}
 	return nil
-}
-
-// stdinIs reports whether standard input is one of the inputs and is the
-// file at path (a shell redirect from the file about to be replaced).
-func stdinIs(stdin io.Reader, path string, inputs []capture.Input) bool {
-	f, ok := stdin.(*os.File)
-	if !ok {
-		return false
-	}
-	used := false
-	for _, in := range inputs {
-		used = used || in.Stdin
-	}
-	if !used {
-		return false
-	}
-	a, err1 := f.Stat()
-	b, err2 := os.Stat(path)
-	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 
 // inputNames lists the inputs for a message.

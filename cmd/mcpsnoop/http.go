@@ -58,8 +58,9 @@ Statuses without a JSON-RPC answer (202, a 401 challenge, a 403 for an
 Origin, a 502 when the target cannot be reached) are logged too, with the
 id of the request they answer. Compressed responses are logged decoded.
 Authorization, cookies, Mcp-Session-Id and Last-Event-ID are forwarded and
-never logged. SIGINT or SIGTERM stops listening, gives exchanges in flight
-5s to finish, and flushes the log. Flags may also come from a .mcpsnoop.toml
+never logged. SIGINT or SIGTERM stops listening, ends event streams and
+upgraded connections, gives other exchanges in flight 2s to finish, and
+flushes the log. Flags may also come from a .mcpsnoop.toml
 in the working directory; flags on the command line win.`,
 		Example: `  mcpsnoop http --target http://127.0.0.1:8080/mcp
   mcpsnoop http --target https://mcp.example.com/mcp --listen 127.0.0.1:7001 --redact-secrets`,

@@ -26,7 +26,7 @@ func viewerExporter(red *capture.Redactor) viewer.ExportFunc {
 		for i, p := range logPaths {
 			inputs[i] = capture.Input{Path: p, Name: p}
 		}
-		if in := sameAsInput(dest, inputs); in != "" {
+		if in := sameAsInput(dest, inputs, nil); in != "" {
 			return fmt.Errorf("%s is the session's log %s", dest, in)
 		}
 		x, err := export.Load(newFormat(), inputs, nil, export.Options{
