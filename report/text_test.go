@@ -3,13 +3,10 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
 )
-
-var _ = flag.Bool("update", false, "rewrite golden files (none in this package)")
 
 func TestWriteText(t *testing.T) {
 	pass := &checker.SessionReport{ID: "s1"}

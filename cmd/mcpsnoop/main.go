@@ -25,6 +25,9 @@ func main() {
 // run executes mcpsnoop with args and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
+	if args == nil {
+		args = []string{} // cobra would read os.Args for nil
+	}
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
