@@ -35,7 +35,7 @@ type BaselineObservation struct {
 
 // observeBaseline compares the session's complete tool listing with the
 // baseline of its server label, recording it when there is none.
-func (s *session) observeBaseline() BaselineResult {
+func (s *session) observeBaseline(defs []tooldef.Tool) BaselineResult {
 	r := BaselineResult{}
 	store := s.e.cfg.Baseline
 	if store == nil || !s.inv.complete {
@@ -47,7 +47,6 @@ func (s *session) observeBaseline() BaselineResult {
 		r.Error = fmt.Sprintf("session %q has no server label; a tool baseline needs a stable label, set one with --label", s.id)
 		return r
 	}
-	defs := s.toolDefs()
 	obs, err := store.Observe(s.label, defs)
 	switch {
 	case err != nil:

@@ -148,7 +148,8 @@ func (s *session) cacheRules(fc *frameCtx, c *call) {
 	ttlSet := ttl.Exists() && ttl.Type != gjson.Null
 	if ttlSet && ttl.Type == gjson.Number {
 		fc.hasCacheTTL, fc.cacheTTL = true, ttl.Int()
-		if isInt, negative := safeInteger(ttl.Raw); isInt && !negative {
+		// Only exports and the viewer show the stale-refetch note.
+		if isInt, negative := safeInteger(ttl.Raw); isInt && !negative && s.e.cfg.OnFrame != nil {
 			s.cache.answered(c, fc.f.TS.Add(time.Duration(min(ttl.Int(), int64(1)<<40))*time.Millisecond))
 		}
 	}

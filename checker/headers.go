@@ -11,13 +11,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// headerState is what these rules remember about a session. The one thing
-// they carry across frames, whether the session is stateless, lives in
-// session.stateless because other rule families read it too.
-type headerState struct{}
-
 // redactedMarker is what mcpsnoop's own redaction writes in place of a value.
-const redactedMarker = "[REDACTED]"
+const redactedMarker = capture.RedactedValue
 
 // headerMismatchCode is the JSON-RPC error a 2026-07-28 server answers a
 // request with when a header disagrees with the body (HeaderMismatch).

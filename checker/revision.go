@@ -18,7 +18,7 @@ func (m *message) metaField(key string) gjson.Result {
 	if !meta.IsObject() {
 		return gjson.Result{}
 	}
-	return meta.Get(escapeKey(key))
+	return member(meta, key) // the keys hold dots: no gjson path to build
 }
 
 // declaredRevision is what a request declares: its _meta protocolVersion

@@ -46,7 +46,6 @@ type runKeys struct {
 	ppidStart  time.Time
 	traces     map[string]int // trace id -> requests that carried it
 	traceOrder []string
-	requests   int
 	newest     time.Time
 }
 
@@ -70,7 +69,6 @@ func (s *session) onMeta(f *capture.Frame) {
 
 // onTraceparent counts a client request under the trace its _meta names.
 func (s *session) onTraceparent(fc *frameCtx) {
-	s.runs.requests++
 	if fc.f.Direction != capture.ClientToServer {
 		return
 	}
@@ -147,7 +145,7 @@ func buildRuns(sessions []*session, reports []*SessionReport) []Run {
 			}
 		case k.process:
 			join(get(processRunID(k.ppid, k.ppidStart), RunKeyProcess,
-				"client "+strconv.FormatInt(k.ppid, 10)+" since "+k.ppidStart.UTC().Format(time.RFC3339)), k.requests)
+				"client "+strconv.FormatInt(k.ppid, 10)+" since "+k.ppidStart.UTC().Format(time.RFC3339)), sr.Traffic.Requests)
 		}
 		sr.RunIDs = k.runIDs()
 	}

@@ -55,7 +55,6 @@ type session struct {
 	cache  cacheState
 	subs   subscriptionState
 	prog   progressState
-	hdr    headerState
 	params paramHeaderState
 	ext    extensionState
 }
@@ -241,7 +240,7 @@ func (s *session) close() *SessionReport {
 	for _, f := range sr.SchemaFindings {
 		sr.Counters.SchemaFindings += len(f.Tools)
 	}
-	sr.Baseline = s.observeBaseline()
+	sr.Baseline = s.observeBaseline(sr.Listing.Tools)
 	sr.Counters.Drift = len(sr.Baseline.Drift)
 	if sr.Baseline.Error != "" {
 		sr.Counters.Drift++
