@@ -123,3 +123,12 @@ func (m SessionMeta) JSON() []byte {
 	_ = enc.Encode(m) // strings and ints only: cannot fail
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
+
+// MediaType is a Content-Type (or an Accept range) without its parameters,
+// trimmed and lower-cased: what the proxy and the checker compare.
+func MediaType(v string) string {
+	if i := strings.IndexByte(v, ';'); i >= 0 {
+		v = v[:i]
+	}
+	return strings.ToLower(strings.TrimSpace(v))
+}

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -84,7 +83,6 @@ func dirLogs(dir string) ([]Input, error) {
 		}
 		return nil, fmt.Errorf("%s: no session logs (*.jsonl) in this directory", dir)
 	}
-	sort.Slice(logs, func(i, j int) bool { return logs[i].Name() < logs[j].Name() })
 	out := make([]Input, len(logs))
 	for i, info := range logs {
 		p := filepath.Join(dir, info.Name())

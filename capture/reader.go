@@ -110,7 +110,7 @@ func (r *Reader) continueSlow() (Frame, int, bool, error) {
 	for {
 		// Skip whitespace left between values.
 		i := 0
-		for i < len(r.acc) && isSpace(r.acc[i]) {
+		for i < len(r.acc) && isWS(r.acc[i]) {
 			if r.acc[i] == '\n' {
 				r.accLine++
 			}
@@ -300,5 +300,3 @@ func jsonKind(v any) string {
 	}
 	return "an object"
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

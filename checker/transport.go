@@ -26,7 +26,7 @@ func (s *session) transportRules(fc *frameCtx) {
 		}
 	case capture.ServerToClient:
 		if f.ContentType != "" {
-			switch mediaType(f.ContentType) {
+			switch capture.MediaType(f.ContentType) {
 			case "application/json", "text/event-stream":
 			default:
 				fc.warn("response Content-Type <type> is neither application/json nor text/event-stream, which Streamable HTTP requires for a JSON-RPC body",
@@ -42,7 +42,7 @@ func (s *session) transportRules(fc *frameCtx) {
 func acceptsJSONAndSSE(accept string) bool {
 	json, sse := false, false
 	for _, r := range strings.Split(accept, ",") {
-		switch mediaType(r) {
+		switch capture.MediaType(r) {
 		case "*/*":
 			json, sse = true, true
 		case "application/*", "application/json":
@@ -52,13 +52,4 @@ func acceptsJSONAndSSE(accept string) bool {
 		}
 	}
 	return json && sse
-}
-
-// mediaType is a media type or range without its parameters, trimmed and
-// lower-cased.
-func mediaType(v string) string {
-	if i := strings.IndexByte(v, ';'); i >= 0 {
-		v = v[:i]
-	}
-	return strings.ToLower(strings.TrimSpace(v))
 }

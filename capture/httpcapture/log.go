@@ -411,6 +411,9 @@ func (l *Log) loop() {
 		}
 		pending = 0
 		buf.Reset()
+		if buf.Cap() > 2*capture.WriteBuffer {
+			buf = bytes.Buffer{} // let one huge body's buffer go, as LogWriter does
+		}
 	}
 	var timer *time.Timer
 	for {

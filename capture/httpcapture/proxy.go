@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"mime"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -322,7 +321,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		return nil
 	}
 	tap := &responseTap{src: resp.Body, log: p.log, x: st.x, info: info, cp: logCopy{mem: p.log.mem}}
-	if mediaType(info.contentType) == "text/event-stream" {
+	if capture.MediaType(info.contentType) == "text/event-stream" {
 		tap.sse = newSSEParser(tap.event, p.log.mem)
 	} else {
 		tap.t = p.log.begin(observation{kind: obsResponse, x: st.x, resp: info}, false)
@@ -396,17 +395,6 @@ func requestExchange(r *http.Request, conn string) *exchange {
 		return x.params[i].Name < x.params[j].Name
 	})
 	return x
-}
-
-// mediaType is a Content-Type without its parameters, lower-cased.
-func mediaType(v string) string {
-	if t, _, err := mime.ParseMediaType(v); err == nil {
-		return t
-	}
-	if i := strings.IndexByte(v, ';'); i >= 0 {
-		v = v[:i]
-	}
-	return strings.ToLower(strings.TrimSpace(v))
 }
 
 // requestTap observes a request body as the transport reads it. Closing

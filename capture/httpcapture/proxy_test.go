@@ -623,8 +623,8 @@ func TestMediaType(t *testing.T) {
 		"text/event-stream": "text/event-stream", "Text/Event-Stream; charset=utf-8": "text/event-stream",
 		"application/json;charset=utf-8": "application/json", "": "", "bad;;": "bad",
 	} {
-		if got := mediaType(v); got != want {
-			t.Errorf("mediaType(%q) = %q, want %q", v, got, want)
+		if got := capture.MediaType(v); got != want {
+			t.Errorf("MediaType(%q) = %q, want %q", v, got, want)
 		}
 	}
 	_ = json.Valid
