@@ -30,6 +30,21 @@ func (in Input) Open(stdin io.Reader) (io.ReadCloser, error) {
 	return f, nil
 }
 
+// Read opens the input (stdin as given), applies red to every envelope
+// (nil for none; the log itself is never changed) and reads it whole with
+// ReadLog: the one loop check, export and the viewer read logs with.
+func (in Input) Read(stdin io.Reader, red *Redactor, each func(f *Frame, line int) bool, lost func()) error {
+	src, err := in.Open(stdin)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	return ReadLog(src, in.Name, func(f *Frame, line int) bool {
+		red.Apply(f)
+		return each(f, line)
+	}, lost)
+}
+
 // ReadLog reads a whole log and hands each envelope to each with its line;
 // each reports whether the envelope belonged to a session. A torn line, in
 // the middle of the log or at its end, is one lost frame: lost is called for

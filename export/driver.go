@@ -115,14 +115,7 @@ func Load(f Format, inputs []capture.Input, stdin io.Reader, o Options) (*Export
 
 // Read streams one input through the engine. Errors name the input.
 func (x *Export) Read(in capture.Input, stdin io.Reader) error {
-	src, err := in.Open(stdin)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	red := x.opts.Redactor
-	err = capture.ReadLog(src, in.Name, func(fr *capture.Frame, line int) bool {
-		red.Apply(fr)
+	err := in.Read(stdin, x.opts.Redactor, func(fr *capture.Frame, line int) bool {
 		return x.eng.Ingest(fr, checker.Position{Path: in.Path, Name: in.Name, Line: line})
 	}, x.eng.TornTail)
 	if err != nil {

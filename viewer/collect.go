@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
@@ -74,8 +73,6 @@ type LoadOptions struct {
 	Redactor *capture.Redactor // applied to every frame first; nil for none
 	Sessions map[string]bool   // only these sessions (a --run); nil for all
 	Stdin    io.Reader
-	// Baseline is where drift is judged; nil leaves drift unjudged.
-	Baseline checker.BaselineStore
 }
 
 // Load reads whole logs into a new unbounded store, with each session's
@@ -83,7 +80,7 @@ type LoadOptions struct {
 // read is an error naming it.
 func Load(inputs []capture.Input, o LoadOptions) (*Store, error) {
 	col := &Collector{Strings: NewInterner()}
-	eng := checker.New(col.Config(checker.Config{KeepBodies: true, Sessions: o.Sessions, Baseline: o.Baseline}))
+	eng := checker.New(col.Config(checker.Config{KeepBodies: true, Sessions: o.Sessions}))
 	st := NewStore(Limits{})
 	for _, in := range inputs {
 		col.Path = in.Path
@@ -104,13 +101,7 @@ func Load(inputs []capture.Input, o LoadOptions) (*Store, error) {
 }
 
 func readInput(eng *checker.Engine, in capture.Input, o LoadOptions) error {
-	src, err := in.Open(o.Stdin)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	return capture.ReadLog(src, in.Name, func(f *capture.Frame, line int) bool {
-		o.Redactor.Apply(f)
+	return in.Read(o.Stdin, o.Redactor, func(f *capture.Frame, line int) bool {
 		return eng.Ingest(f, checker.Position{Path: in.Path, Name: in.Name, Line: line})
 	}, eng.TornTail)
 }
@@ -124,16 +115,8 @@ func SessionReport(path, id string, keepBodies bool) (*checker.SessionReport, er
 	if path == "" {
 		return nil, errors.New("the session was not read from a file")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	eng := checker.New(checker.Config{KeepBodies: keepBodies, Sessions: map[string]bool{id: true}})
-	err = capture.ReadLog(f, path, func(fr *capture.Frame, line int) bool {
-		return eng.Ingest(fr, checker.Position{Path: path, Name: path, Line: line})
-	}, eng.TornTail)
-	if err != nil {
+	if err := readInput(eng, capture.Input{Path: path, Name: path}, LoadOptions{}); err != nil {
 		return nil, err
 	}
 	for _, sr := range eng.Report().Sessions {

@@ -66,12 +66,6 @@ func writeTools(b *strings.Builder, rep *checker.SessionReport) {
 			b.WriteString("(the listing is incomplete: its last page had a nextCursor)\n")
 		}
 	}
-	if len(rep.Baseline.Drift) > 0 {
-		b.WriteString("\nDefinition drift against the trusted baseline:\n")
-		for _, d := range rep.Baseline.Drift {
-			fmt.Fprintf(b, "  %s: %s\n", d.Tool, d.Kind.Label())
-		}
-	}
 }
 
 func ms(v float64) string {
