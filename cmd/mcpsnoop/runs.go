@@ -70,11 +70,8 @@ func selectRunInputs(command string, args []string, id string, stdin io.Reader, 
 	if len(args) > 0 {
 		where = strings.Join(args, ", ")
 	}
-	if sel.Sessions, err = selectRun(id, sel.Runs, where); err != nil {
-		return sel, err
-	}
-	sel.Run, _ = checker.FindRun(sel.Runs, id)
-	return sel, nil
+	sel.Run, sel.Sessions, err = selectRun(id, sel.Runs, where)
+	return sel, err
 }
 
 // lowerGCTarget makes the garbage collector run sooner, unless GOGC is set.
@@ -95,9 +92,9 @@ func writeRuns(w io.Writer, runs []checker.Run) {
 	}
 }
 
-// selectRun finds the run id names ("latest" for the newest) and returns
-// the set of its sessions.
-func selectRun(id string, runs []checker.Run, where string) (map[string]bool, error) {
+// selectRun finds the run id names ("latest" for the newest) and the set
+// of its sessions.
+func selectRun(id string, runs []checker.Run, where string) (checker.Run, map[string]bool, error) {
 	r, ok := checker.FindRun(runs, id)
 	if !ok {
 		known := make([]string, 0, len(runs))
@@ -105,13 +102,13 @@ func selectRun(id string, runs []checker.Run, where string) (map[string]bool, er
 			known = append(known, r.ID)
 		}
 		if len(known) == 0 {
-			return nil, fmt.Errorf("run %q not found: no session in %s carries a trace id or a client process", id, where)
+			return r, nil, fmt.Errorf("run %q not found: no session in %s carries a trace id or a client process", id, where)
 		}
-		return nil, fmt.Errorf("run %q not found in %s (runs there: %s)", id, where, strings.Join(known, ", "))
+		return r, nil, fmt.Errorf("run %q not found in %s (runs there: %s)", id, where, strings.Join(known, ", "))
 	}
 	sessions := map[string]bool{}
 	for _, sid := range r.SessionIDs {
 		sessions[sid] = true
 	}
-	return sessions, nil
+	return r, sessions, nil
 }

@@ -53,12 +53,9 @@ type shimBins struct {
 func buildShimBinaries(t *testing.T) shimBins {
 	t.Helper()
 	dir := t.TempDir()
-	b := shimBins{shim: filepath.Join(dir, "mcpsnoop"), server: filepath.Join(dir, "sdkserver")}
-	for _, build := range [][]string{{"-o", b.shim, "."}, {"-o", b.server, "./testdata/sdkserver"}} {
-		cmd := exec.Command("go", append([]string{"build"}, build...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %v: %v\n%s", build, err, out)
-		}
+	b := shimBins{shim: mcpsnoopBinary(t), server: filepath.Join(dir, "sdkserver")}
+	if out, err := exec.Command("go", "build", "-o", b.server, "./testdata/sdkserver").CombinedOutput(); err != nil {
+		t.Fatalf("go build sdkserver: %v\n%s", err, out)
 	}
 	return b
 }

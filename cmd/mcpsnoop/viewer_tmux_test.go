@@ -15,16 +15,6 @@ import (
 // The viewer in a real terminal: tmux runs the built binary in a detached
 // 200x50 session, send-keys types, capture-pane reads the screen.
 
-// viewerBinary builds mcpsnoop into the test's temp dir.
-func viewerBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "mcpsnoop")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 type tmuxTerm struct {
 	t    *testing.T
 	sock string
@@ -96,7 +86,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // TestOpenViewerInTmux opens the store example, filters status:error,
 // inspects the failed call's answer, opens the tool panel and quits.
 func TestOpenViewerInTmux(t *testing.T) {
-	bin := viewerBinary(t)
+	bin := mcpsnoopBinary(t)
 	fixture, _ := filepath.Abs("../../fixtures/store-example.jsonl")
 	home := t.TempDir()
 	tt := startTmux(t, "MCPSNOOP_HOME="+shellQuote(home)+" "+shellQuote(bin)+" open --redact-key arguments "+shellQuote(fixture))
@@ -152,7 +142,7 @@ func TestOpenViewerInTmux(t *testing.T) {
 // then writes a session log the way a shim does, in two parts: the view
 // picks up the new log and then its answer.
 func TestLiveViewInTmux(t *testing.T) {
-	bin := viewerBinary(t)
+	bin := mcpsnoopBinary(t)
 	home := t.TempDir()
 	tt := startTmux(t, "MCPSNOOP_HOME="+shellQuote(home)+" "+shellQuote(bin))
 	tt.waitFor("live · 0 sessions", "no sessions yet")
@@ -186,7 +176,7 @@ func TestLiveViewInTmux(t *testing.T) {
 // recorded session until the script ends, and the session's stream holds
 // the failed and the slow calls.
 func TestDemoInTmux(t *testing.T) {
-	bin := viewerBinary(t)
+	bin := mcpsnoopBinary(t)
 	tmp := t.TempDir()
 	tt := startTmux(t, "TMPDIR="+shellQuote(tmp)+" "+shellQuote(bin)+" demo")
 	tt.waitFor("mcpsnoop demo", "demo finished")
