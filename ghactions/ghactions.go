@@ -142,14 +142,11 @@ type Outputs struct {
 // and exit-code say when one failed the run.
 func ComputeOutputs(rep *checker.Report, opts Options) Outputs {
 	var errs, warns, found int
-	gate := checker.NewGate(rep.FailOn)
 	for _, s := range rep.Sessions {
 		errs += s.Counters.Errors
 		warns += s.Counters.Warnings
-		for _, sig := range checker.AllSignals {
-			if gate[sig] {
-				found += s.Counters.Count(sig)
-			}
+		for _, sig := range s.FailedSignals { // the gated signals that fired
+			found += s.Counters.Count(sig)
 		}
 	}
 	code := 0

@@ -2,6 +2,7 @@ package ghactions
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,9 +69,8 @@ func Summary(rep *checker.Report, opts Options) string {
 	if rep.FindingsTruncated > 0 {
 		fmt.Fprintf(&b, "The check kept %d of %d findings; the counters below are exact.\n\n", len(rep.Findings), rep.FindingsTotal)
 	}
-	gated := checker.NewGate(rep.FailOn)
 	for i, s := range rep.Sessions {
-		section := sessionSection(s, gated)
+		section := sessionSection(s)
 		if b.Len()+len(section) > MaxSummaryBytes {
 			fmt.Fprintf(&b, "%s not shown: the summary is capped at %d KiB. The JUnit and SARIF reports cover every session.\n", plural(len(rep.Sessions)-i, "more session"), MaxSummaryBytes/1024)
 			break
@@ -86,7 +86,7 @@ func ErrorSummary(reason string) string {
 }
 
 // sessionSection is one session's part of the summary.
-func sessionSection(s *checker.SessionReport, gated checker.Gate) string {
+func sessionSection(s *checker.SessionReport) string {
 	var b strings.Builder
 	mark := "✅"
 	if s.Failed() {
@@ -117,7 +117,7 @@ func sessionSection(s *checker.SessionReport, gated checker.Gate) string {
 	for i, c := range counterColumns {
 		heads[i], aligns[i] = c.head, "---:"
 		n := strconv.Itoa(s.Counters.Count(c.signal))
-		if gated[c.signal] && s.Counters.Count(c.signal) > 0 {
+		if slices.Contains(s.FailedSignals, c.signal) {
 			n = "**" + n + "**"
 		}
 		cells[i] = n

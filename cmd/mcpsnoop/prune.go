@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/internal/prune"
 	"github.com/spf13/cobra"
@@ -115,16 +116,5 @@ func confirmed(r io.Reader) bool {
 // tests can stand in for a terminal.
 var stdinIsTerminal = func(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
-		return false
-	}
-	// /dev/null is a character device too, but nobody answers on it.
-	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(info, null) {
-		return false
-	}
-	return true
+	return ok && term.IsTerminal(f.Fd()) // false for /dev/null, a character device nobody answers on
 }

@@ -34,9 +34,6 @@ func setUpShim(root *cobra.Command) {
 	var o shimOptions
 	root.Use = shimUsage
 	root.Args = cobra.ArbitraryArgs
-	root.Example = `  mcpsnoop -- node build/index.js
-  mcpsnoop --label files --redact-secrets -- npx -y @modelcontextprotocol/server-filesystem .
-  mcpsnoop check                 # check the newest log`
 	f := root.Flags()
 	f.SetInterspersed(false)
 	f.StringVar(&o.label, "label", "", "server label in the log and its file name (default: derived from the command)")
