@@ -105,3 +105,28 @@ func TestFindAndRemove(t *testing.T) {
 		t.Errorf("missing folder: %v, %v", logs, err)
 	}
 }
+
+// TestRemoveFailure: a log that cannot be removed is an error and is not
+// counted; the others still go. (A non-empty folder in a log's place
+// fails even for root, who may remove any file.)
+func TestRemoveFailure(t *testing.T) {
+	dir := t.TempDir()
+	gone := filepath.Join(dir, "a.jsonl")
+	if err := os.WriteFile(gone, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stuck := filepath.Join(dir, "b.jsonl")
+	if err := os.MkdirAll(filepath.Join(stuck, "inside"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	removed, bytes, errs := Remove([]Log{{Path: stuck, Size: 100}, {Path: gone, Size: 3}, {Path: filepath.Join(dir, "already-gone.jsonl"), Size: 7}})
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "b.jsonl") {
+		t.Fatalf("errors %v, want one naming b.jsonl", errs)
+	}
+	if removed != 2 || bytes != 10 {
+		t.Errorf("removed %d logs, %d bytes; want 2 and 10 (the missing one counts as gone)", removed, bytes)
+	}
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Errorf("a.jsonl is still there")
+	}
+}
