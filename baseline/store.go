@@ -15,7 +15,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -93,13 +92,8 @@ func (s Store) Observe(label string, defs []tooldef.Tool) (checker.BaselineObser
 }
 
 // record writes defs as the label's first-seen baseline unless one exists.
-// created is false, with no error, when another writer got there first.
-//
-// The content goes to a temporary file in the directory, which is then
-// hard-linked to the final name: unlike a rename, a link fails when the
-// name exists, so a baseline is never replaced by a first-seen write, and
-// unlike creating the final name directly, no reader can see it half
-// written.
+// created is false, with no error, when another writer got there first: a
+// baseline is never replaced by a first-seen write (atomicfile.WriteNew).
 func (s Store) record(label string, defs []tooldef.Tool) (created bool, err error) {
 	if label == "" {
 		return false, ErrNoLabel
@@ -111,32 +105,7 @@ func (s Store) record(label string, defs []tooldef.Tool) (created bool, err erro
 	if err := os.MkdirAll(s.dir(), dirMode); err != nil {
 		return false, err
 	}
-	path := s.Path(label)
-	tmp, err := os.CreateTemp(s.dir(), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return false, fmt.Errorf("write %s: %w", path, atomicfile.PlainError(err))
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(fileMode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return false, fmt.Errorf("write %s: %w", path, atomicfile.PlainError(err))
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return false, nil
-		}
-		return false, fmt.Errorf("write %s: %w", path, atomicfile.PlainError(err))
-	}
-	return true, nil
+	return atomicfile.WriteNew(s.Path(label), data, fileMode)
 }
 
 // Accept records tools as the label's baseline (version 2), replacing any

@@ -72,6 +72,26 @@ func checkTarget(path string) error {
 	return nil
 }
 
+// WriteNew writes data to path unless a file is there already, in which
+// case created is false and nothing changes. Like Write, no reader sees the
+// file half written: the data goes to a temporary file in the folder, which
+// is then hard-linked to path (a link, unlike a rename, fails when the name
+// exists).
+func WriteNew(path string, data []byte, perm os.FileMode) (created bool, err error) {
+	tmp, err := writeTemp(File{Path: path, Data: data, Perm: perm})
+	if err != nil {
+		return false, err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return false, nil
+		}
+		return false, fmt.Errorf("write %s: %w", path, PlainError(err))
+	}
+	return true, nil
+}
+
 func writeTemp(f File) (string, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(f.Path), "."+filepath.Base(f.Path)+".tmp-*")
 	if err != nil {
