@@ -94,15 +94,9 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	if err != nil {
 		return httpFail("%v", err)
 	}
-	st, err := mergeShimSettings(cmd, &o.shim, cfg, nil)
+	st, err := mergeShimSettings(cmd, &o.shim, cfg, httpcapture.DefaultLabel(target), "http")
 	if err != nil {
 		return httpFail("%v", err)
-	}
-	if !cmd.Flags().Changed("label") && (cfg == nil || cfg.Label == nil) {
-		st.label = httpcapture.DefaultLabel(target)
-		if capture.ValidateLabel(st.label) != nil {
-			st.label = "http"
-		}
 	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {

@@ -73,7 +73,7 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 	if err != nil {
 		return shimFail("%v", err)
 	}
-	st, err := mergeShimSettings(cmd, o, cfg, args)
+	st, err := mergeShimSettings(cmd, o, cfg, capture.DeriveLabel(args), "server")
 	if err != nil {
 		return shimFail("%v", err)
 	}
@@ -113,7 +113,7 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 // mergeShimSettings lays the flags given on the command line over the
 // config file: a flag replaces that key's value from the file entirely (a
 // --redact-key drops the file's redact-key lines, not its redact-value).
-func mergeShimSettings(cmd *cobra.Command, o *shimOptions, cfg *capture.Config, args []string) (shimSettings, error) {
+func mergeShimSettings(cmd *cobra.Command, o *shimOptions, cfg *capture.Config, derived, fallback string) (shimSettings, error) {
 	if cfg == nil {
 		cfg = &capture.Config{}
 	}
@@ -127,13 +127,13 @@ func mergeShimSettings(cmd *cobra.Command, o *shimOptions, cfg *capture.Config, 
 	case cfg.Label != nil:
 		st.label = *cfg.Label
 	default:
-		st.label, explicit = capture.DeriveLabel(args), false
+		st.label, explicit = derived, false
 	}
 	if err := capture.ValidateLabel(st.label); err != nil {
 		if explicit {
 			return st, err
 		}
-		st.label = "server" // a command that names no usable label
+		st.label = fallback // the command or target names no usable label
 	}
 	st.traceFile = o.traceFile
 	if !set("trace-file") && cfg.TraceFile != nil {
