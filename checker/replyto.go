@@ -33,13 +33,5 @@ func (s *session) onStatusReply(fc *frameCtx) {
 	}
 	fc.belongsTo(c)
 	c.it.answerHop(f.TS, nil)
-	c.answered = true
-	c.end = f.TS
-	c.errored = true
-	c.state = stateFailed
-	s.unpark(c)
-	s.calls.retire(c)
-	s.progressDone(c)
-	s.finished(c, 0)
-	s.ended(c)
+	s.conclude(c, f.TS, true, 0) // the transport error is the call's one error
 }

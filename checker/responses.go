@@ -114,14 +114,22 @@ func (s *session) lateAnswer(fc *frameCtx, c *call) {
 	}
 }
 
-// settle ends a call with its final answer.
+// settle ends a call with its final answer, counting its error on fc.
 func (s *session) settle(fc *frameCtx, c *call, errored bool, detail string, size int) {
+	if errored {
+		fc.callError(c, detail)
+	}
+	s.conclude(c, fc.f.TS, errored, size)
+}
+
+// conclude ends a call answered at ts: its state, its place in the call
+// table, its statistics. Counting an error is the caller's.
+func (s *session) conclude(c *call, ts time.Time, errored bool, size int) {
 	c.answered = true
-	c.end = fc.f.TS
+	c.end = ts
 	c.errored = errored
 	if errored {
 		c.state = stateFailed
-		fc.callError(c, detail)
 	} else {
 		c.state = stateCompleted
 	}
