@@ -11,10 +11,7 @@ type assertionState struct {
 	watched     map[string]bool // tools named by --expect-tool or --forbid-tool
 	calledTools map[string]bool
 	budget      time.Duration
-	over        int
-	worst       time.Duration
-	worstTool   string
-	worstAt     int // request position of the worst call; ties keep the earliest
+	duration    worstCall // --max-duration
 
 	server   worstCall // --max-server-duration
 	rounds   worstCall // --max-round-trips
@@ -22,7 +19,8 @@ type assertionState struct {
 	maxSrv   time.Duration
 }
 
-// worstCall counts the calls over a budget and keeps the worst of them.
+// worstCall counts the calls over a budget and keeps the worst of them;
+// among equals, the one requested first.
 type worstCall struct {
 	over  int
 	worst int64 // duration or round trips
@@ -62,12 +60,8 @@ func (a *assertionState) finished(c *call, d time.Duration) {
 	if a.maxSrv > 0 && c.it.serverTime > a.maxSrv {
 		a.server.note(int64(c.it.serverTime), c.tool, c.ordinal)
 	}
-	if a.budget <= 0 || d <= a.budget {
-		return
-	}
-	a.over++
-	if a.over == 1 || d > a.worst || (d == a.worst && c.ordinal < a.worstAt) {
-		a.worst, a.worstTool, a.worstAt = d, c.tool, c.ordinal
+	if a.budget > 0 && d > a.budget {
+		a.duration.note(int64(d), c.tool, c.ordinal)
 	}
 }
 
@@ -84,13 +78,13 @@ func (a *assertionState) roundTrips(c *call) {
 func (a *assertionState) evaluate(cfg Config) []AssertionResult {
 	var out []AssertionResult
 	if cfg.MaxDuration > 0 {
-		r := AssertionResult{Name: AssertionMaxDuration, Passed: a.over == 0}
+		r := AssertionResult{Name: AssertionMaxDuration, Passed: a.duration.over == 0}
 		if r.Passed {
 			r.Message = "every tool call finished within the " + cfg.MaxDuration.String() + " budget"
 		} else {
-			r.Message = strconv.Itoa(a.over) + " " + plural(a.over, "tool call", "tool calls") +
+			r.Message = strconv.Itoa(a.duration.over) + " " + plural(a.duration.over, "tool call", "tool calls") +
 				" exceeded the " + cfg.MaxDuration.String() + " budget (worst: tool " +
-				strconv.Quote(a.worstTool) + " took " + a.worst.Round(time.Millisecond).String() + ")"
+				strconv.Quote(a.duration.tool) + " took " + time.Duration(a.duration.worst).Round(time.Millisecond).String() + ")"
 		}
 		out = append(out, r)
 	}
