@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -289,7 +290,7 @@ func AnyWrapped(data []byte) bool {
 func SameConfig(a, b []byte) bool {
 	x, errA := decodeLoose(a)
 	y, errB := decodeLoose(b)
-	return errA == nil && errB == nil && jsonEqual(x, y)
+	return errA == nil && errB == nil && reflect.DeepEqual(x, y) // decoded JSON: maps, slices and scalars
 }
 
 func decodeLoose(data []byte) (any, error) {
@@ -311,27 +312,6 @@ func decodeLoose(data []byte) (any, error) {
 		}
 	}
 	return v, nil
-}
-
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !jsonEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		return ok && slices.EqualFunc(x, y, jsonEqual)
-	}
-	return a == b
 }
 
 // BackupPath is where the file's state before the first wrap is kept.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -76,9 +75,7 @@ func runDiff(cmd *cobra.Command, args []string, o diffOptions) error {
 		sides[i] = s
 	}
 	res := diff.Compare(sides[0], sides[1], diff.Options{Threshold: o.threshold, Ratio: o.ratio})
-	var out bytes.Buffer
-	_ = res.WriteText(&out) // a bytes.Buffer does not fail
-	if _, err := cmd.OutOrStdout().Write(out.Bytes()); err != nil {
+	if err := res.WriteText(cmd.OutOrStdout()); err != nil {
 		return diffFail("writing the report: %v", err)
 	}
 	if o.exitCode && res.Regressed() {
