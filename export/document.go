@@ -75,13 +75,7 @@ func newSessionDoc(s *Session) sessionDoc {
 
 func newSummaryDoc(s *Session) summaryDoc {
 	r := s.Report
-	sum := summaryDoc{Tools: r.Tools, SlowestCalls: s.Slowest}
-	if sum.Tools == nil {
-		sum.Tools = []checker.ToolStats{}
-	}
-	if sum.SlowestCalls == nil {
-		sum.SlowestCalls = []SlowCall{}
-	}
+	sum := summaryDoc{Tools: nonNil(r.Tools), SlowestCalls: nonNil(s.Slowest)}
 	if r.Listing.Listed {
 		d := &definitionsDoc{Tools: len(r.Definitions), Complete: r.Listing.Complete, PerTool: []toolCostDoc{}}
 		for _, c := range r.Definitions {

@@ -237,9 +237,6 @@ func (x *Export) Write(w io.Writer) error {
 			Output: out, Report: sr, Run: runOf(rep.Runs, sr.ID),
 			Calls: &st.calls, Events: &st.events, Index: i, Slowest: st.slowest,
 		}
-		if s.Slowest == nil {
-			s.Slowest = []SlowCall{}
-		}
 		if err := x.format.Session(w, s); err != nil {
 			return err
 		}
