@@ -122,6 +122,17 @@ func (d *doc) keysText() string {
 	return strings.Join(q, " or ")
 }
 
+// knownShape refuses a file read for any client's shape that has none:
+// without a servers object of either name it is some other JSON file. A
+// config read for one client may lack its servers object (a fresh Claude
+// Desktop config does), so that is only a server it does not have.
+func (d *doc) knownShape() error {
+	if d.key == "" && len(d.keys) > 1 {
+		return fmt.Errorf("not an MCP client config: it has no %s object", d.keysText())
+	}
+	return nil
+}
+
 // names lists the servers, sorted, each once.
 func (d *doc) names() []string {
 	var out []string
@@ -134,6 +145,9 @@ func (d *doc) names() []string {
 
 // server finds the named entry and decodes it.
 func (d *doc) server(name string) (member, *entry, error) {
+	if err := d.knownShape(); err != nil {
+		return member{}, nil, err
+	}
 	m, ok := lastMember(d.servers, name)
 	if !ok {
 		if d.key == "" || len(d.servers) == 0 {
@@ -384,6 +398,9 @@ type Server struct {
 func Servers(data []byte, keys []string) ([]Server, string, error) {
 	d, err := parse(data, keys)
 	if err != nil {
+		return nil, "", err
+	}
+	if err := d.knownShape(); err != nil {
 		return nil, "", err
 	}
 	var out []Server

@@ -146,7 +146,7 @@ func TestWrapErrors(t *testing.T) {
 	}{
 		{"unknown server", `{"mcpServers":{"b":{"command":"x"},"a":{"command":"y"}}}`, `no server "fs" under "mcpServers" (servers: a, b)`, true},
 		{"unknown server, vscode", `{"servers":{"b":{"command":"x"}}}`, `no server "fs" under "servers" (servers: b)`, true},
-		{"no servers key", `{"theme":"dark"}`, `no server "fs": the config lists no servers under "mcpServers" or "servers"`, true},
+		{"no servers key", `{"theme":"dark"}`, `not an MCP client config: it has no "mcpServers" or "servers" object`, false},
 		{"no servers", `{"mcpServers":{}}`, `no server "fs": the config lists no servers under "mcpServers" or "servers"`, true},
 		{"remote server", `{"mcpServers":{"fs":{"url":"https://example.com/mcp"}}}`, `server "fs" is a remote server (url https://example.com/mcp); only servers started from a command can be wrapped`, true},
 		{"typed remote server", `{"servers":{"fs":{"type":"http","url":"http://127.0.0.1:9/mcp"}}}`, `server "fs" is a remote server (url http://127.0.0.1:9/mcp); only servers started from a command can be wrapped`, true},

@@ -108,6 +108,8 @@ func TestWrapBadInput(t *testing.T) {
 	writeFile(t, broken, []byte(`{"mcpServers": {"a": {"command": "x"},,}}`))
 	shapeless := filepath.Join(dir, "shapeless.json")
 	writeFile(t, shapeless, []byte(`{"mcpServers": [{"name": "a", "command": "x"}]}`))
+	other := filepath.Join(dir, "package.json")
+	writeFile(t, other, []byte(`{"name": "x", "scripts": {}}`))
 	vscode := filepath.Join(dir, "vscode.json")
 	writeFile(t, vscode, []byte("{\"servers\": {\"a\": {\"command\": \"x\"}}} // VS Code\n"))
 	missing := filepath.Join(dir, "missing.json")
@@ -133,6 +135,9 @@ func TestWrapBadInput(t *testing.T) {
 		{"global and config", []string{"wrap", "--config", cfg, "--global", "github"}, 2, "mcpsnoop wrap: --global and --config both say which file to edit; give one"},
 		{"global for vscode", []string{"wrap", "--client", "vscode", "--global", "github"}, 2, "mcpsnoop wrap: --global: VS Code has no user-wide config that mcpsnoop knows; name the file with --config"},
 		{"unknown shape", []string{"wrap", "--config", shapeless, "a"}, 1, "mcpsnoop wrap: " + shapeless + ": mcpServers is not a JSON object"},
+		{"not a client config", []string{"unwrap", "--config", other, "a"}, 1, "mcpsnoop unwrap: " + other + `: not an MCP client config: it has no "mcpServers" or "servers" object`},
+		{"not a client config, --all", []string{"wrap", "--config", other, "--all"}, 1, "mcpsnoop wrap: " + other + `: not an MCP client config: it has no "mcpServers" or "servers" object`},
+		{"claude desktop config without servers", []string{"wrap", "--client", "claude-desktop", "--config", other, "a"}, 2, "mcpsnoop wrap: " + other + `: no server "a": the config lists no servers under "mcpServers"`},
 		{"vscode file as claude-code", []string{"wrap", "--client", "claude-code", "--config", vscode, "a"}, 2, "mcpsnoop wrap: " + vscode + `: no server "a": the config lists no servers under "mcpServers"`},
 		{"unwrap unknown server", []string{"unwrap", "--config", cfg, "slack"}, 2, `mcpsnoop unwrap: ` + cfg + `: no server "slack"`},
 		{"empty --config", []string{"wrap", "--config", "", "github"}, 2, "mcpsnoop wrap: --config must name a file"},
