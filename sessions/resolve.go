@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 )
 
 // A word on the command line of check, open, export or diff that is not a
@@ -40,8 +41,9 @@ func (e *AmbiguousError) Error() string {
 		more = fmt.Sprintf(" and %d more", len(shown)-maxCandidates)
 		shown = shown[:maxCandidates]
 	}
+	// The ids are file names anyone could have given a log: escaped.
 	return fmt.Sprintf("session %q is ambiguous: the ids of %d sessions in %s start with it (%s%s); give more of the id",
-		e.Word, len(e.Candidates), e.Dir, strings.Join(shown, ", "), more)
+		e.Word, len(e.Candidates), e.Dir, termsafe.Clean(strings.Join(shown, ", "), false), more)
 }
 
 // NotFoundError is a word that names no session.
