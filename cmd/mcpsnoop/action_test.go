@@ -36,7 +36,7 @@ const (
 
 // The inputs and outputs the action promises (README and issue 12).
 var (
-	wantInputs = []string{"session", "fail-on", "expect-tool", "forbid-tool", "max-duration", "max-server-duration",
+	wantInputs = []string{"session", "log-dir", "fail-on", "expect-tool", "forbid-tool", "max-duration", "max-server-duration",
 		"max-round-trips", "baseline", "upload-sarif", "fail-on-findings", "junit", "summary", "annotations", "working-directory"}
 	wantOutputs = []string{"outcome", "exit-code", "sarif", "junit", "errors", "warnings", "findings"}
 )

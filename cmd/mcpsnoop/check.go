@@ -125,7 +125,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 			return nil
 		}
 		inputs, sessions = sel.Inputs, sel.Sessions
-	} else if inputs, err = capture.ResolveInputs(args); err != nil {
+	} else if inputs, err = resolveInputs(args); err != nil {
 		return checkFail("%v", err)
 	}
 	outputs := map[string]string{"--sarif": o.sarifPath, "--junit": o.junitPath, "--json": o.jsonPath}

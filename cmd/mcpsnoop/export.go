@@ -105,7 +105,7 @@ func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 			return exportFail("%v", err)
 		}
 		inputs, run = sel.Inputs, &sel.Run
-	} else if inputs, err = capture.ResolveInputs(args); err != nil {
+	} else if inputs, err = resolveInputs(args); err != nil {
 		return exportFail("%v", err)
 	}
 	toFile := o.output != "" && o.output != "-"

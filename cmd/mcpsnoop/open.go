@@ -77,7 +77,7 @@ func runOpen(cmd *cobra.Command, args []string, o openOptions) error {
 			return openFail("%v", err)
 		}
 		inputs, sessions = sel.Inputs, sel.Sessions
-	} else if inputs, err = capture.ResolveInputs(args); err != nil {
+	} else if inputs, err = resolveInputs(args); err != nil {
 		return openFail("%v", err)
 	}
 	st, err := viewer.Load(inputs, viewer.LoadOptions{Redactor: red, Sessions: sessions, Stdin: cmd.InOrStdin()})
