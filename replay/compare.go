@@ -112,12 +112,15 @@ func (c *Comparer) normalize(raw json.RawMessage) any {
 }
 
 // remove deletes the member at path (an array element is replaced by
-// ignored instead).
+// ignored instead). A _meta object left empty goes too: a result whose
+// only metadata was ignored reads like one that had none.
 func remove(tree any, path spec.NormalizedPath) any {
 	if len(path) == 0 {
 		return ignored{}
 	}
 	cur := tree
+	var parent map[string]any
+	var parentKey string
 	for i, sel := range path {
 		last := i == len(path)-1
 		switch s := sel.(type) {
@@ -128,8 +131,12 @@ func remove(tree any, path spec.NormalizedPath) any {
 			}
 			if last {
 				delete(m, string(s))
+				if len(m) == 0 && parent != nil && parentKey == "_meta" {
+					delete(parent, parentKey)
+				}
 				return tree
 			}
+			parent, parentKey = m, string(s)
 			cur = m[string(s)]
 		case spec.Index:
 			a, ok := cur.([]any)
@@ -140,6 +147,7 @@ func remove(tree any, path spec.NormalizedPath) any {
 				a[s] = ignored{}
 				return tree
 			}
+			parent, parentKey = nil, ""
 			cur = a[s]
 		default:
 			return tree

@@ -33,14 +33,15 @@ func (rec *Recording) SkipReason(r *Request, all, edited bool) string {
 		return "a cancellation is not replayed; the call it cancelled is replayed to its end"
 	case r.Method == "subscriptions/listen":
 		return "a subscription stream stays open until the client ends it; it is not replayed"
-	case r.Redacted && !edited:
-		return "the recorded request was redacted at capture; mcpsnoop does not send its placeholders as though a user had typed them (edit it with R in the viewer)"
 	}
 	if !edited {
 		for _, h := range r.Headers {
 			if h.Redacted {
 				return fmt.Sprintf("the recorded header %s was scrubbed by redaction; mcpsnoop does not send the placeholder as though a user had typed it", h.Name)
 			}
+		}
+		if r.Redacted {
+			return "the recorded request was redacted at capture; mcpsnoop does not send its placeholders as though a user had typed them (edit it with R in the viewer)"
 		}
 	}
 	if r.Notification() || readMethods[r.Method] {
