@@ -57,7 +57,7 @@ func NewComparer(ignore []string, noDefaults, ignoreOrder bool) (*Comparer, erro
 			return nil, fmt.Errorf("--ignore %q is not a JSONPath: %w", p, err)
 		}
 		c.paths = append(c.paths, jp)
-		c.Ignores = append(c.Ignores, jp.String())
+		c.Ignores = append(c.Ignores, p)
 	}
 	return c, nil
 }

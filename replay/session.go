@@ -35,6 +35,8 @@ type Target struct {
 	// recorded command, the current one otherwise, when empty.
 	Dir  string
 	Shim string // the mcpsnoop executable that runs as the stdio shim
+	// ShimArgs are more shim flags (--redact-*), put before the command.
+	ShimArgs []string
 	// URL is the Streamable HTTP endpoint; never taken from the log.
 	URL string
 	// Header is sent with every HTTP request (--replay-header): the only

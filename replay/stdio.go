@@ -46,7 +46,7 @@ func openStdio(rec *Recording, t Target, cmd []string, dir string, answer func(j
 	if t.Shim == "" {
 		return nil, errors.New("no mcpsnoop executable to run the server through")
 	}
-	args := []string{"--trace-file", t.Log, "--no-trace=false"}
+	args := append([]string{"--trace-file", t.Log, "--no-trace=false"}, t.ShimArgs...)
 	if rec.Label != "" && capture.ValidateLabel(rec.Label) == nil {
 		args = append(args, "--label", rec.Label)
 	}

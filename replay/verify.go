@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
@@ -97,6 +98,10 @@ func (c *CallVerdict) Replayed() bool {
 	return c.Outcome != OutcomeNotReplayed && c.Outcome != OutcomeNotOffered
 }
 
+// Verified reports whether the call was judged: replayed, or found to be
+// no longer offered.
+func (c *CallVerdict) Verified() bool { return c.Outcome != OutcomeNotReplayed }
+
 // Regressed reports whether anything got worse: by the rules of diff
 // --exit-code (a tool removed or redefined, a status worse, a call
 // slower), or an answer that changed, or a call no longer offered.
@@ -114,11 +119,12 @@ func (v *Verification) Regressed() bool {
 	return false
 }
 
-// Verified is how many recorded calls were replayed and compared.
+// Verified is how many recorded calls were judged (replayed and compared,
+// or no longer offered).
 func (v *Verification) Verified() int {
 	n := 0
 	for _, c := range v.Calls {
-		if c.Replayed() {
+		if c.Verified() {
 			n++
 		}
 	}
@@ -176,14 +182,22 @@ func Verify(rec *Recording, res *Result, o VerifyOptions) (*Verification, error)
 			v.ListingLine = r.Answer.Line
 		}
 	}
+	listingChange := ""
+	if len(v.Tools) > 0 {
+		var parts []string
+		for _, t := range v.Tools {
+			parts = append(parts, t.Label+": "+t.Tool)
+		}
+		listingChange = "the tool listing changed: " + strings.Join(parts, "; ")
+	}
 	for _, out := range res.Outcomes {
-		v.Calls = append(v.Calls, judge(rec, out, replayed, listingRegressed, len(v.Tools) > 0, o))
+		v.Calls = append(v.Calls, judge(rec, out, replayed, listingRegressed, listingChange, o))
 	}
 	return v, nil
 }
 
 // judge compares one replayed call with its recording.
-func judge(rec *Recording, out *Outcome, replayed map[string]checker.CallRecord, listingRegressed, listingChanged bool, o VerifyOptions) CallVerdict {
+func judge(rec *Recording, out *Outcome, replayed map[string]checker.CallRecord, listingRegressed bool, listingChange string, o VerifyOptions) CallVerdict {
 	r := out.Request
 	c := CallVerdict{Line: r.Line, Seq: r.Seq, Method: r.Method, Name: r.Name, Arguments: arguments(r), ReplayID: string(out.ID)}
 	if r.Answer != nil {
@@ -245,8 +259,8 @@ func judge(rec *Recording, out *Outcome, replayed map[string]checker.CallRecord,
 		c.Outcome = OutcomeOKNow
 	case r.Method == "tools/list":
 		c.Outcome = OutcomeSame
-		if listingChanged {
-			c.Outcome, c.Reason = OutcomeChanged, "the tool listing changed (see tools)"
+		if listingChange != "" {
+			c.Outcome, c.Reason = OutcomeChanged, listingChange
 		}
 	default:
 		var recorded json.RawMessage
