@@ -56,7 +56,11 @@ func callCase(sid string, c *replay.CallVerdict) junit.Testcase {
 		tc.Skipped = &junit.Result{Message: "not replayed: " + c.Reason}
 	case c.Regression:
 		msg := callFailure(c)
-		tc.Failure = &junit.Result{Message: msg, Type: verifyType + c.Outcome, Data: callDetail(c, msg)}
+		kind := c.Outcome
+		if kind == replay.OutcomeSame && c.Slower {
+			kind = "slower"
+		}
+		tc.Failure = &junit.Result{Message: msg, Type: verifyType + kind, Data: callDetail(c, msg)}
 	}
 	return tc
 }
