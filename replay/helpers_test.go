@@ -28,14 +28,16 @@ var bins struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if bins.dir != "" {
-		os.RemoveAll(bins.dir)
+	for _, dir := range []string{bins.dir, benchRecording.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }
 
 // programs builds the shim and both server builds, or skips in -short.
-func programs(t *testing.T) (shim, v1, v2 string) {
+func programs(t testing.TB) (shim, v1, v2 string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
