@@ -15,9 +15,10 @@ var readMethods = map[string]bool{
 }
 
 // SkipReason says why the request r is not sent ("" when it is). all
-// replays tools and methods that may change the server's state; edited
-// means the user rewrote r's params (nothing recorded is then sent
-// verbatim).
+// replays tools and methods that may change the server's state; edited,
+// when not nil, are params the user wrote in place of the recorded ones
+// (nothing recorded is then sent verbatim, and the tool judged is the one
+// they name).
 //
 // A tool is replayed by default only when the recorded listing annotates
 // it readOnlyHint: true, or idempotentHint: true with destructiveHint:
@@ -25,7 +26,7 @@ var readMethods = map[string]bool{
 // destructiveHint out may be destructive. Nothing redacted at capture is
 // ever sent: the placeholder would reach the server as though a user had
 // typed it.
-func (rec *Recording) SkipReason(r *Request, all, edited bool) string {
+func (rec *Recording) SkipReason(r *Request, all bool, edited json.RawMessage) string {
 	switch {
 	case r.Truncated:
 		return "the recorded request was cut at capture (over 16 MiB), so there is no message to send"
@@ -34,7 +35,7 @@ func (rec *Recording) SkipReason(r *Request, all, edited bool) string {
 	case r.Method == "subscriptions/listen":
 		return "a subscription stream stays open until the client ends it; it is not replayed"
 	}
-	if !edited {
+	if edited == nil {
 		for _, h := range r.Headers {
 			if h.Redacted {
 				return fmt.Sprintf("the recorded header %s was scrubbed by redaction; mcpsnoop does not send the placeholder as though a user had typed it", h.Name)
@@ -54,8 +55,8 @@ func (rec *Recording) SkipReason(r *Request, all, edited bool) string {
 		return r.Method + " may change the server's state; --all replays it"
 	}
 	name := r.Name
-	if edited {
-		name = operationName(r.Method, r.Params)
+	if edited != nil {
+		name = operationName(r.Method, edited)
 	}
 	if all {
 		return ""

@@ -301,9 +301,9 @@ func (s *session) run(ctx context.Context) {
 		if s.o.Only != nil && !s.o.Only(r) {
 			continue
 		}
-		params, edited := r.Params, false
+		params, edited := r.Params, json.RawMessage(nil)
 		if p, ok := s.o.Edited[r]; ok {
-			params, edited = p, true
+			params, edited = p, p
 		}
 		if r.Notification() {
 			if s.res.Stopped == "" && s.rec.SkipReason(r, s.o.All, edited) == "" {
@@ -322,7 +322,7 @@ func (s *session) run(ctx context.Context) {
 			continue
 		}
 		name := r.Name
-		if edited {
+		if edited != nil {
 			name = operationName(r.Method, params)
 		}
 		if r.Method == "tools/call" && s.listed && !s.live[name] {
@@ -330,7 +330,7 @@ func (s *session) run(ctx context.Context) {
 			continue
 		}
 		var headers []capture.ParamHeader
-		if !edited {
+		if edited == nil {
 			headers = r.Headers
 		}
 		s.call(ctx, out, r.Method, name, s.prepare(r.Method, params), headers)

@@ -180,7 +180,7 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 		if r.Notification() {
 			continue
 		}
-		if why := rec.SkipReason(r, o.replay.all, false); why == "" {
+		if why := rec.SkipReason(r, o.replay.all, nil); why == "" {
 			planned++
 		} else if firstSkip == "" {
 			firstSkip = why
@@ -242,7 +242,8 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 	return nil
 }
 
-// verifyInput resolves the recording as check resolves a log, but one
+// verifyInput resolves the recording as diff resolves a log (a path, or a
+// session id, label or id prefix from the state directory), but one
 // file only: not standard input (a replay asks on it) nor a directory.
 func verifyInput(arg string) (capture.Input, error) {
 	if arg == "-" {
@@ -251,7 +252,7 @@ func verifyInput(arg string) (capture.Input, error) {
 	if info, err := os.Stat(arg); err == nil && info.IsDir() {
 		return capture.Input{}, fmt.Errorf("%s: is a directory; name one recording", arg)
 	}
-	ins, err := capture.ResolveInputs([]string{arg})
+	ins, err := resolveInputs([]string{arg})
 	if err != nil {
 		return capture.Input{}, err
 	}

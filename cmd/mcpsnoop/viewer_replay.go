@@ -37,7 +37,7 @@ func viewerReplayer(flags replayFlags, header http.Header, red *capture.Redactor
 			return nil, errors.New("an HTTP session is replayed only against an address you name: open it with mcpsnoop open --replay-target URL (the recorded endpoint is never dialed)")
 		}
 		edited := req.Params != nil
-		if why := rec.SkipReason(r, flags.all, edited); why != "" {
+		if why := rec.SkipReason(r, flags.all, req.Params); why != "" {
 			return nil, errors.New(why)
 		}
 		shim, err := shimExecutable()
