@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/diff"
 	"github.com/mcpsnoop/mcpsnoop/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -139,9 +140,20 @@ func load(t *testing.T, path string) *Recording {
 	return rec
 }
 
+// untimed judges no call slower: a test asserts nothing about how fast a
+// loaded machine replays (benchmarks measure that). Where a test needs
+// "slower" it uses diff's defaults against a server that sleeps a second.
+var untimed = VerifyOptions{Durations: diff.Options{Threshold: time.Hour, Ratio: 2}}
+
 // replay runs rec against t's command (the recorded one when nil) and
-// verifies it with the default comparison.
+// verifies it with the default comparison, durations untimed.
 func replay(t *testing.T, rec *Recording, command []string, o Options) (*Result, *Verification) {
+	t.Helper()
+	return replayJudged(t, rec, command, o, untimed)
+}
+
+// replayJudged is replay with vo's comparison.
+func replayJudged(t *testing.T, rec *Recording, command []string, o Options, vo VerifyOptions) (*Result, *Verification) {
 	t.Helper()
 	shim, _, _ := programs(t)
 	t.Setenv("MCPSNOOP_HOME", t.TempDir())
@@ -149,7 +161,7 @@ func replay(t *testing.T, rec *Recording, command []string, o Options) (*Result,
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := Verify(rec, res, VerifyOptions{})
+	v, err := Verify(rec, res, vo)
 	if err != nil {
 		t.Fatal(err)
 	}

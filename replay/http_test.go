@@ -182,7 +182,7 @@ func TestHTTPReplayHeaders(t *testing.T) {
 			}
 			before := len(l.requests())
 			res := replayHTTP(t, rec, l.url(), http.Header{"Authorization": {"Bearer sk-replay"}}, Options{})
-			v, err := Verify(rec, res, VerifyOptions{})
+			v, err := Verify(rec, res, untimed)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -337,7 +337,7 @@ func TestHTTPReplayNamesFailures(t *testing.T) {
 		if !got {
 			t.Error("the captured header was not sent verbatim")
 		}
-		v, err := Verify(rec, res, VerifyOptions{})
+		v, err := Verify(rec, res, untimed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -400,7 +400,7 @@ func TestHTTPReplayLegacySession(t *testing.T) {
 	}
 	before := len(l.requests())
 	res := replayHTTP(t, rec, l.url(), nil, Options{})
-	v, err := Verify(rec, res, VerifyOptions{})
+	v, err := Verify(rec, res, untimed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ type Options struct {
 	// All replays every request, not only reads and tools annotated safe.
 	All bool
 	// CallTimeout bounds each call, MRTR rounds included (DefaultCallTimeout
-	// when zero).
+	// when zero). The initialize handshake gets at least DefaultCallTimeout.
 	CallTimeout time.Duration
 	// Only, when set, picks the steps to replay (the viewer replays one);
 	// the handshake is always sent.
@@ -353,14 +353,17 @@ func (s *session) handshake(ctx context.Context) bool {
 		s.res.Notes = append(s.res.Notes, "the recording holds no initialize, so the replay sent its own for "+rev)
 	}
 	params = set(params, "clientInfo", s.clientInfo())
-	cctx, cancel := context.WithTimeout(ctx, s.o.CallTimeout)
+	// The server is starting (an npx may be downloading it): the handshake
+	// gets at least the default call timeout, whatever the calls get.
+	wait := max(s.o.CallTimeout, DefaultCallTimeout)
+	cctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	x := &exchange{id: s.nextID(), method: "initialize"}
 	x.body = request(x.id, x.method, params)
 	rep, err := s.conn.call(cctx, x)
 	switch {
 	case err != nil && cctx.Err() != nil:
-		s.res.Stopped = fmt.Sprintf("the server did not answer initialize within %s", s.o.CallTimeout)
+		s.res.Stopped = fmt.Sprintf("the server did not answer initialize within %s", wait)
 		return false
 	case err != nil:
 		s.res.Stopped = "initialize failed: " + err.Error()

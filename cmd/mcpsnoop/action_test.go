@@ -38,7 +38,7 @@ const (
 var (
 	wantInputs = []string{"session", "log-dir", "fail-on", "expect-tool", "forbid-tool", "max-duration", "max-server-duration",
 		"max-round-trips", "baseline", "upload-sarif", "fail-on-findings", "junit", "summary", "annotations", "working-directory",
-		"mode", "recording", "server-command", "replay-target", "ignore"} // the last five: mode: verify (verify_action_test.go)
+		"mode", "recording", "server-command", "replay-target", "ignore", "verify-args"} // the last six: mode: verify (verify_action_test.go)
 	wantOutputs = []string{"outcome", "exit-code", "sarif", "junit", "errors", "warnings", "findings"}
 )
 

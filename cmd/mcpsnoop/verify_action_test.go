@@ -23,7 +23,10 @@ func TestActionVerifyMode(t *testing.T) {
 	recordSession(t, filepath.Join(f.workspace, "recordings"))
 
 	t.Run("same build", func(t *testing.T) {
-		res, uploads := f.run(t, map[string]string{"mode": "verify", "recording": "recordings/recording.jsonl", "server-command": shellQuote(v1)})
+		// Only the changed build's slow tool (a second) is timed: no test
+		// bounds how fast a loaded machine replays.
+		res, uploads := f.run(t, map[string]string{"mode": "verify", "recording": "recordings/recording.jsonl", "server-command": shellQuote(v1),
+			"verify-args": "--duration-threshold=1h\n  --call-timeout=1m  \n"})
 		if res.Failed {
 			t.Fatalf("the job failed:\n%s", res.Log)
 		}
@@ -79,4 +82,39 @@ func TestActionVerifyMode(t *testing.T) {
 			wantOutputsEqual(t, res, map[string]string{"outcome": "error", "exit-code": "2", "sarif": ""})
 		}
 	})
+}
+
+// How the verify inputs become mcpsnoop verify's arguments, pinned with a
+// stand-in binary that records them.
+func TestActionVerifyInputMapping(t *testing.T) {
+	f := newActionFixture(t)
+	argsFile := filepath.Join(t.TempDir(), "args")
+	fake := filepath.Join(t.TempDir(), "mcpsnoop")
+	writeFile(t, fake, []byte("#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" > \""+argsFile+"\"\nexit 1\n"))
+	if err := os.Chmod(fake, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.binary = fake
+	res, _ := f.run(t, map[string]string{
+		"mode": " verify ", "recording": " recs/a b.jsonl ", "server-command": "node build/index.js --port 0",
+		"ignore": "$.result.x\n\n  $..when  \n", "verify-args": "--all\n--replay-header=Authorization: Bearer s3cret",
+		"junit": "false", "summary": "false", "fail-on-findings": "false",
+	})
+	data, err := os.ReadFile(argsFile)
+	if err != nil {
+		t.Fatalf("the stand-in never ran: %v\n%s", err, res.Log)
+	}
+	got := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(got) < 4 {
+		t.Fatalf("args %q", got)
+	}
+	want := []string{"verify", "--yes", "--sarif", got[3], "--ignore", "$.result.x", "--ignore", "$..when",
+		"--all", "--replay-header=Authorization: Bearer s3cret", "recs/a b.jsonl", "--", "bash", "-c", "node build/index.js --port 0"}
+	if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+		t.Errorf("args:\n got %q\nwant %q", got, want)
+	}
+	wantOutputsEqual(t, res, map[string]string{"exit-code": "1", "outcome": "findings", "junit": ""})
+	if res.Failed || res.Summary != "" {
+		t.Errorf("failed %v (fail-on-findings false), summary %q", res.Failed, res.Summary)
+	}
 }

@@ -127,7 +127,9 @@ func TestVerifyCommand(t *testing.T) {
 	dir := t.TempDir()
 	rec := recordSession(t, dir)
 
-	code, stdout, stderr := verifyRun(t, "", "--yes", rec, "--", v1)
+	// Durations are judged only against the changed build, whose slow tool
+	// sleeps a second: no test bounds how fast a loaded machine replays.
+	code, stdout, stderr := verifyRun(t, "", "--yes", "--duration-threshold", "1h", rec, "--", v1)
 	if code != 0 || !strings.HasSuffix(stdout, "verify passed: 6 same, 1 not replayed\n") {
 		t.Fatalf("same build: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -247,7 +249,7 @@ func TestVerifyCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "rewrote "+rec+" from the replay (2 recorded call(s) were not replayed and are not in it)") {
 		t.Fatalf("--update: exit %d\n%s", code, stderr)
 	}
-	code, stdout, stderr = verifyRun(t, "", "--yes", rec, "--", v2)
+	code, stdout, stderr = verifyRun(t, "", "--yes", "--duration-threshold", "1h", rec, "--", v2)
 	if code != 0 || strings.Contains(stdout, "lookup") {
 		t.Fatalf("after --update: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -321,12 +323,12 @@ func TestVerifyAsksOnATerminal(t *testing.T) {
 	terminal := stdinIsTerminal
 	stdinIsTerminal = func(io.Reader) bool { return true }
 	t.Cleanup(func() { stdinIsTerminal = terminal })
-	code, stdout, stderr := verifyRun(t, "y\n", rec, "--", v1)
+	code, stdout, stderr := verifyRun(t, "y\n", "--duration-threshold", "1h", rec, "--", v1)
 	if code != 0 || !strings.Contains(stderr, "replay 6 recorded call(s) of replayserver-") || !strings.Contains(stderr, " against "+v1+"? [y/N] ") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	// --all says so, and replays the destructive tool too.
-	code, stdout, stderr = verifyRun(t, "", "--yes", "--all", rec, "--", v1)
+	code, stdout, stderr = verifyRun(t, "", "--yes", "--all", "--duration-threshold", "1h", rec, "--", v1)
 	if code != 0 || !strings.Contains(stderr, "--all: replaying every recorded call") || !strings.Contains(stdout, "verify passed: 7 same\n") {
 		t.Fatalf("--all: exit %d\n%s%s", code, stdout, stderr)
 	}
