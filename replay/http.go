@@ -229,9 +229,9 @@ func (c *httpConn) interpret(status int, body []byte) (*reply, error) {
 			rev = "this revision"
 		}
 		return nil, &stopError{reason: fmt.Sprintf("%s answered %d without a JSON-RPC message: it is not a Streamable HTTP endpoint of %s", c.target.Redacted(), status, rev)}
-	case status >= 400:
-		return &reply{status: status, failure: fmt.Sprintf("HTTP %d without a JSON-RPC answer%s", status, excerpt(trimmed))}, nil
 	}
+	// Another failure (a 500, a 403 for an Origin), or a success that
+	// carries no answer: this call failed, the next one may not.
 	return &reply{status: status, failure: fmt.Sprintf("HTTP %d without a JSON-RPC answer%s", status, excerpt(trimmed))}, nil
 }
 

@@ -134,7 +134,7 @@ func Load(in capture.Input, stdin io.Reader, sessionID string) (*Recording, erro
 	rec := &Recording{Source: in.Name, Path: in.Path, SessionID: sessionID,
 		answers: map[string][]json.RawMessage{}, listing: map[string]tooldef.Tool{}, capsUsed: map[string]bool{},
 		calls: map[string]checker.CallRecord{}}
-	b := &builder{rec: rec, open: map[string]*Request{}, serverReqs: map[string]string{}, retries: map[string]*Request{}}
+	b := &builder{rec: rec, open: map[string]*Request{}, serverReqs: map[string]string{}}
 	eng := checker.New(checker.Config{OnCall: func(c checker.CallRecord) {
 		rec.calls[callKey(c.ID, c.Start)] = c
 	}})
@@ -184,8 +184,6 @@ type builder struct {
 	// serverReqs maps a server request's key to its method, until the
 	// client answers it.
 	serverReqs map[string]string
-	// retries maps a retry's key to the step it continues.
-	retries map[string]*Request
 	// listPage collects a tools/list answer's pages.
 	pendingList map[string]tooldef.Tool
 	listCursor  bool

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/diff"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	"github.com/mcpsnoop/mcpsnoop/junit"
 	"github.com/mcpsnoop/mcpsnoop/replay"
 	"github.com/mcpsnoop/mcpsnoop/sarif"
@@ -190,14 +191,15 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 		if firstSkip == "" {
 			return verifyFail("%s: session %s has no recorded call to replay", rec.Source, rec.SessionID)
 		}
-		return verifyFail("%s: nothing to replay: no recorded call may be sent (%s)", rec.Source, firstSkip)
+		return verifyFail("%s: nothing to replay: no recorded call may be sent (%s)", rec.Source, termsafe.Clean(firstSkip, false))
 	}
 	if !o.replay.yes {
 		stdin := cmd.InOrStdin()
 		if !stdinIsTerminal(stdin) {
-			return verifyFail("replaying sends %d recorded call(s) to %s; there is no terminal to ask first, so pass --yes", planned, where)
+			return verifyFail("replaying sends %d recorded call(s) to %s; there is no terminal to ask first, so pass --yes", planned, termsafe.Clean(where, false))
 		}
-		fmt.Fprintf(stderr, "replay %d recorded call(s) of %s against %s? [y/N] ", planned, rec.SessionID, where)
+		// The command and the session id come from the log: escaped.
+		fmt.Fprintf(stderr, "replay %d recorded call(s) of %s against %s? [y/N] ", planned, termsafe.Clean(rec.SessionID, false), termsafe.Clean(where, false))
 		if !confirmed(stdin) {
 			return verifyFail("not confirmed; nothing was replayed")
 		}
@@ -220,7 +222,7 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 		if why == "" && len(v.Calls) > 0 {
 			why = v.Calls[0].Reason
 		}
-		return verifyFail("%s: nothing was verified: %s (replay log %s)", rec.Source, why, res.Log)
+		return verifyFail("%s: nothing was verified: %s (replay log %s)", rec.Source, termsafe.Clean(why, false), res.Log)
 	}
 	if err := writeVerifyReports(cmd.OutOrStdout(), format, o, v); err != nil {
 		return verifyFail("%v", err)

@@ -268,12 +268,18 @@ func TestVerifyNothingVerified(t *testing.T) {
 	if err := os.WriteFile(httpLog, []byte(`{"session_id":"h","server_label":"h","seq":1,"ts":"2026-01-01T00:00:00Z","direction":"c2s","transport":"http","raw":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	evil := filepath.Join(dir, "evil.jsonl")
+	if err := os.WriteFile(evil, []byte(`{"session_id":"e","server_label":"e","seq":1,"ts":"2026-01-01T00:00:00Z","direction":"meta","transport":"stdio","raw":{"command":["/nonexistent/\u001b[31mevil"]}}`+"\n"+
+		`{"session_id":"e","server_label":"e","seq":2,"ts":"2026-01-01T00:00:00Z","direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name  string
 		stdin string
 		args  []string
 		want  string
 	}{
+		{"a hostile recorded command is escaped", "", []string{evil}, `/nonexistent/\x1b[31mevil; there is no terminal to ask first`},
 		{"no --yes and no terminal", "", []string{rec, "--", v1}, "there is no terminal to ask first, so pass --yes"},
 		{"no recording", "", []string{"--yes"}, "want one recording"},
 		{"two recordings", "", []string{"--yes", rec, rec}, "want one recording"},
@@ -304,7 +310,7 @@ func TestVerifyNothingVerified(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			stdinIsTerminal = func(io.Reader) bool { return tt.stdin != "" }
 			code, stdout, stderr := verifyRun(t, tt.stdin, tt.args...)
-			if code != 2 || stdout != "" || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "mcpsnoop verify: ") {
+			if code != 2 || stdout != "" || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "mcpsnoop verify: ") || strings.Contains(stderr, "\x1b") {
 				t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant %q", code, stdout, stderr, tt.want)
 			}
 		})
