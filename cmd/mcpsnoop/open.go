@@ -19,6 +19,7 @@ type openOptions struct {
 	run    string
 	filter string
 	redact redactFlags
+	replay replayFlags
 }
 
 func newOpenCmd() *cobra.Command {
@@ -33,6 +34,14 @@ capabilities, multi-round-trip interactions and elicitations. Press ? in the
 viewer for the keys. e exports the session as HTML to
 <state>/exports/<session-id>.html, and :export json|html|text|har|otlp [PATH]
 writes any format; the --redact-* flags apply to those exports too.
+
+r re-issues the call under the cursor against a live server and shows the
+new answer beside the recorded one (R edits its params in $EDITOR first).
+A stdio session runs a fresh copy of its recorded command; an HTTP session
+goes only to --replay-target, with credentials only from --replay-header.
+The viewer asks before a session's first send (--yes does not), and only
+reads and tools annotated read-only or idempotent are replayed unless --all.
+Replays go through mcpsnoop's capture into <state>/replays/<session-id>.jsonl.
 
 Inputs are those of check: log paths, session ids, directories, - for
 standard input (keys then come from the terminal), or --run ID. Without an
@@ -52,6 +61,7 @@ lines. Exit 2 on a bad flag or an input that cannot be read.`,
 	f.StringVar(&o.run, "run", "", "open every session of one agent run (a run id, or latest)")
 	f.StringVar(&o.filter, "filter", "", "start with this filter (the / tokens, e.g. 'tool:search status:error'); without a terminal, print only the frames it selects")
 	o.redact.register(f)
+	o.replay.register(f)
 	return cmd
 }
 
@@ -68,6 +78,10 @@ func runOpen(cmd *cobra.Command, args []string, o openOptions) error {
 	filter, err := viewer.ParseFilter(o.filter)
 	if err != nil {
 		return openFail("--filter: %v", err)
+	}
+	header, err := o.replay.check()
+	if err != nil {
+		return openFail("%v", err)
 	}
 	var sessions map[string]bool
 	var inputs []capture.Input
@@ -91,7 +105,8 @@ func runOpen(cmd *cobra.Command, args []string, o openOptions) error {
 		}
 		return nil
 	}
-	return runViewer(viewer.New(st, viewer.Options{Filter: filter, Export: viewerExporter(red)}), out, nil)
+	return runViewer(viewer.New(st, viewer.Options{Filter: filter, Export: viewerExporter(red),
+		Replay: viewerReplayer(o.replay, header, red, o.redact), ReplayYes: o.replay.yes}), out, nil)
 }
 
 // isTerminal reports whether w is a terminal (a test hook).
