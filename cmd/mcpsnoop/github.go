@@ -21,6 +21,9 @@ type githubOptions struct {
 	summary     bool
 	annotations int
 	mode        *ghactions.Mode
+	// untouchable is set when a step file is an input or a report: GitHub
+	// mode then writes nothing to the step's files, not even the error.
+	untouchable *bool
 }
 
 func (g *githubOptions) addFlags(f *pflag.FlagSet) {
@@ -47,13 +50,14 @@ func runCheckCmd(cmd *cobra.Command, args []string, o checkOptions) error {
 		return checkFail("%v", err)
 	}
 	o.github.mode = mode
+	o.github.untouchable = new(bool)
 	if n := o.github.annotations; n < 0 || n > ghactions.MaxAnnotations {
 		err = checkFail("--github-annotations must be between 0 and %d, got %d", ghactions.MaxAnnotations, n)
 	} else {
 		err = runCheck(cmd, args, o)
 	}
 	var ee *exitError
-	if errors.As(err, &ee) && ee.code == 2 {
+	if errors.As(err, &ee) && ee.code == 2 && !*o.github.untouchable {
 		// Best effort: the reason is on stderr whatever happens here.
 		_ = mode.PublishError(strings.TrimPrefix(ee.msg, "mcpsnoop check: "), o.github.summary)
 	}
