@@ -62,7 +62,7 @@ func New(getenv func(string) string, w io.Writer) (*Mode, error) {
 		return nil, ErrNotGitHub
 	}
 	return &Mode{
-		action:    githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(w)),
+		action:     githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(w)),
 		workspace:  getenv(EnvWorkspace),
 		outputFile: getenv(EnvOutput), summaryFile: getenv(EnvSummary),
 	}, nil

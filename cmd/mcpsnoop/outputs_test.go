@@ -197,4 +197,3 @@ func assertFileType(t *testing.T, path string, want os.FileMode) {
 		t.Errorf("%s: type %v (%v), want %v", path, info.Mode().Type(), err, want)
 	}
 }
-
