@@ -99,7 +99,7 @@ func TestCheckReportThroughLinks(t *testing.T) {
 		if code != 0 || stderr != "" {
 			t.Fatalf("exit %d, stderr %q", code, stderr)
 		}
-		if s := <-got; !strings.Contains(s, `"version": "2.1.0"`) {
+		if s := got(); !strings.Contains(s, `"version": "2.1.0"`) {
 			t.Errorf("the fifo's reader got %q", s)
 		}
 		assertFileType(t, "sarif-link", os.ModeSymlink)
@@ -167,27 +167,11 @@ func TestExportOutputs(t *testing.T) {
 		if code, _, stderr := exportRun(t, "", "-T", "text", "-o", fifo, "x.jsonl"); code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		if s := <-got; !strings.Contains(s, "mcpsnoop session") {
+		if s := got(); !strings.Contains(s, "mcpsnoop session") {
 			t.Errorf("the fifo's reader got %q", s)
 		}
 		assertFileType(t, fifo, os.ModeNamedPipe)
 	}
-}
-
-// readFIFO reads a FIFO to its end on a goroutine; the channel gets what
-// was read.
-func readFIFO(t *testing.T, path string) <-chan string {
-	t.Helper()
-	got := make(chan string, 1)
-	go func() {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		got <- string(b)
-	}()
-	return got
 }
 
 func assertFileType(t *testing.T, path string, want os.FileMode) {

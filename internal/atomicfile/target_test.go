@@ -137,6 +137,8 @@ func TestRegularFilesAndLinks(t *testing.T) {
 	assertNoTemps(t, dir)
 	assertNoTemps(t, path("real"))
 
+	os.WriteFile(path("h1"), []byte("one file"), 0o644)
+	os.Link(path("h1"), path("h2"))
 	resolve := func(n string) Target {
 		tg, err := Resolve(n, false)
 		if err != nil {
@@ -150,7 +152,8 @@ func TestRegularFilesAndLinks(t *testing.T) {
 	}{
 		{path("link.json"), path("real/target.json"), true},
 		{path("chain.json"), path("real/../real/target.json"), true},
-		{path("hard.json"), path("hard.json"), true},
+		{path("h1"), path("h2"), true},                  // hard links
+		{path("hard.json"), path("report.json"), false}, // no longer: report.json was replaced
 		{"-", "/dev/stdout", true},
 		{"/dev/fd/2", "/dev/stderr", true},
 		{"-", "/dev/stderr", false},
