@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 )
 
 // runInputs are the logs --run and --runs look through: the ones named, or
@@ -57,7 +58,7 @@ func selectRunInputs(command string, args []string, id string, stdin io.Reader, 
 			if !skipBad {
 				return sel, err
 			}
-			fmt.Fprintf(stderr, "mcpsnoop %s: skipping %v\n", command, err)
+			fmt.Fprintf(stderr, "mcpsnoop %s: skipping %s\n", command, termsafe.Clean(err.Error(), false))
 			continue
 		}
 		sel.Inputs = append(sel.Inputs, in)
@@ -88,7 +89,7 @@ func lowerGCTarget() {
 // id  key_kind  label  sessions  requests  errors.
 func writeRuns(w io.Writer, runs []checker.Run) {
 	for _, r := range runs {
-		fmt.Fprintf(w, "%s  %s  %s  %d  %d  %d\n", r.ID, r.KeyKind, r.Label, len(r.SessionIDs), r.Requests, r.Errors)
+		fmt.Fprintf(w, "%s  %s  %s  %d  %d  %d\n", r.ID, r.KeyKind, termsafe.Clean(r.Label, false), len(r.SessionIDs), r.Requests, r.Errors)
 	}
 }
 
