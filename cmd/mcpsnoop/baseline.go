@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mcpsnoop/mcpsnoop/baseline"
-	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
@@ -48,7 +47,7 @@ func runBaseline(cmd *cobra.Command, args []string, accept, reset bool, store ba
 	if accept && reset {
 		return baselineFail("--accept and --reset are mutually exclusive")
 	}
-	inputs, err := capture.ResolveInputs(args)
+	inputs, err := resolveInputs(cmd, "baseline", args)
 	if err != nil {
 		return baselineFail("%v", err)
 	}

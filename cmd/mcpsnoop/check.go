@@ -123,7 +123,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 			return nil
 		}
 		inputs, sessions = sel.Inputs, sel.Sessions
-	} else if inputs, err = capture.ResolveInputs(args); err != nil {
+	} else if inputs, err = resolveInputs(cmd, "check", args); err != nil {
 		return checkFail("%v", err)
 	}
 	plan, err := planReports(cmd, o, format, inputs)

@@ -99,7 +99,7 @@ func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 			return exportFail("%v", err)
 		}
 		inputs, run = sel.Inputs, &sel.Run
-	} else if inputs, err = capture.ResolveInputs(args); err != nil {
+	} else if inputs, err = resolveInputs(cmd, "export", args); err != nil {
 		return exportFail("%v", err)
 	}
 	out, err := atomicfile.Resolve(o.output, true)

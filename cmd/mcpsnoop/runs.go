@@ -10,15 +10,28 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
+	"github.com/spf13/cobra"
 )
 
 // runInputs are the logs --run and --runs look through: the ones named, or
 // every log in the state directory.
-func runInputs(args []string) ([]capture.Input, error) {
-	if len(args) > 0 {
-		return capture.ResolveInputs(args)
+func runInputs(args []string, note func(string)) ([]capture.Input, error) {
+	if len(args) == 0 {
+		args = []string{capture.SessionsDir()}
 	}
-	return capture.ResolveInputs([]string{capture.SessionsDir()})
+	return capture.ResolveInputsNoting(args, note)
+}
+
+// resolveInputs resolves a command's log arguments (capture.ResolveInputs);
+// a *.jsonl entry of a directory that is skipped (a FIFO, a device) is said
+// on stderr, one line each.
+func resolveInputs(cmd *cobra.Command, command string, args []string) ([]capture.Input, error) {
+	return capture.ResolveInputsNoting(args, skipNote(cmd.ErrOrStderr(), command))
+}
+
+// skipNote writes what input resolution skipped to w.
+func skipNote(w io.Writer, command string) func(string) {
+	return func(msg string) { fmt.Fprintf(w, "mcpsnoop %s: note: %s\n", command, termsafe.Clean(msg, false)) }
 }
 
 // runSelection is what --run (and check's --runs) found: the logs read,
@@ -47,7 +60,7 @@ func selectRunInputs(command string, args []string, id string, stdin io.Reader, 
 			return sel, fmt.Errorf("--run reads the logs twice, so it cannot take standard input (-); save it to a file first")
 		}
 	}
-	inputs, err := runInputs(args)
+	inputs, err := runInputs(args, skipNote(stderr, command))
 	if err != nil {
 		return sel, err
 	}
