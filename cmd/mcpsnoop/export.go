@@ -53,8 +53,10 @@ run, ordered by their first frames.
 
 The --redact-* flags scrub the export; the logs themselves are never changed.
 With -o FILE the output is written to a temporary file beside FILE and renamed
-into place when complete, so a failed export leaves FILE as it was; a FILE
-that is one of the inputs (by any path or link) is refused.
+into place when complete, so a failed export leaves FILE as it was; a symbolic
+link keeps being one (its target is replaced), a device or a FIFO is written
+through, and -, /dev/stdout, /dev/stderr and /dev/fd/N are those descriptors.
+A FILE that is one of the inputs (by any path or link) is refused.
 
 Exit codes: 0 done, 2 bad flag or input (nothing written, the reason on
 stderr).`,
