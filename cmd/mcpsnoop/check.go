@@ -75,7 +75,7 @@ stdout).`,
 	f.StringArrayVar(&o.forbidTools, "forbid-tool", nil, "fail if this tool was called (repeatable)")
 	f.StringVar(&o.sarifPath, "sarif", "", "also write a SARIF report to this file")
 	f.StringVar(&o.junitPath, "junit", "", "also write a JUnit report to this file")
-	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file")
+	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file (- for standard output, in place of the text report)")
 	f.StringVar(&o.logName, "log-name", "", "file name to give SARIF results read from standard input")
 	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines)")
 	f.StringVar(&o.run, "run", "", "check every session of one agent run (a run id, or latest), from the state directory or the logs named")
