@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/ghactions"
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -71,7 +72,7 @@ func (g *githubOptions) publish(rep *checker.Report, o checkOptions) error {
 		return nil
 	}
 	return g.mode.Publish(rep, ghactions.Options{
-		SARIF: absPath(o.sarifPath), JUnit: absPath(o.junitPath),
+		SARIF: reportFilePath(o.sarifPath), JUnit: reportFilePath(o.junitPath),
 		Summary: g.summary, Annotations: g.annotations,
 	})
 }
@@ -106,6 +107,16 @@ func (g *githubOptions) guard(report []byte) []byte {
 		out = append(out, '\n')
 	}
 	return append(out, "::"+token+"::\n"...)
+}
+
+// reportFilePath is a report file as a step output gives it to later
+// steps: its absolute path, or "" for a descriptor (-, /dev/stdout...),
+// which names no file they could read.
+func reportFilePath(p string) string {
+	if t, err := atomicfile.Resolve(p, false); err == nil && t.Kind == atomicfile.Descriptor {
+		return ""
+	}
+	return absPath(p)
 }
 
 func absPath(p string) string {

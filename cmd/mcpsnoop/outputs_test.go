@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -140,6 +141,22 @@ func TestCheckGitHubFilesAreNotReports(t *testing.T) {
 	assertUsageFailure(t, code, stdout, stderr, "the GitHub step file x.jsonl is the input x.jsonl")
 	if got := readFileString(t, "x.jsonl"); got != callLines {
 		t.Errorf("the log changed")
+	}
+}
+
+// TestCheckGitHubReportOnStdout: a report on stdout names no file a later
+// step could read, so its step output is empty; a file's is its absolute
+// path.
+func TestCheckGitHubReportOnStdout(t *testing.T) {
+	output, _ := githubStep(t)
+	writeFile(t, "x.jsonl", []byte(callLines))
+	code, stdout, stderr := checkRun(t, "", "--github", "--sarif", "-", "--junit", "j.xml", "x.jsonl")
+	if code != 0 || !strings.Contains(stdout, `"version": "2.1.0"`) {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	out := readOutputs(t, output)
+	if abs, _ := filepath.Abs("j.xml"); out["sarif"] != "" || out["junit"] != abs {
+		t.Errorf("outputs sarif=%q junit=%q; want none and %s", out["sarif"], out["junit"], abs)
 	}
 }
 
