@@ -104,6 +104,9 @@ func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 	} else if inputs, err = resolveInputs(cmd, "export", args); err != nil {
 		return exportFail("%v", err)
 	}
+	if o.output == "" {
+		o.output = "-" // -o "" has always meant standard output
+	}
 	out, err := atomicfile.Resolve(o.output, true)
 	if err != nil {
 		return exportFail("-o: %v", err)
