@@ -22,13 +22,16 @@ func logOf(sid string, frames ...string) string {
 		var seq, ms int
 		fmt.Sscan(parts[0], &seq)
 		fmt.Sscan(parts[2], &ms)
-		ts := start.Add(time.Duration(ms) * time.Millisecond).Format(time.RFC3339Nano)
+		ts := `"ts":"` + start.Add(time.Duration(ms)*time.Millisecond).Format(time.RFC3339Nano) + `",`
+		if parts[2] == "-" { // a frame without ts
+			ts = ""
+		}
 		body := parts[3]
 		field := `"raw":` + body
 		if !strings.HasPrefix(body, "{") && !strings.HasPrefix(body, "[") {
 			field = fmt.Sprintf(`"text":%q`, body)
 		}
-		fmt.Fprintf(&b, `{"session_id":%q,"server_label":"srv","seq":%d,"ts":%q,"direction":%q,"transport":"stdio",%s}`+"\n",
+		fmt.Fprintf(&b, `{"session_id":%q,"server_label":"srv","seq":%d,%s"direction":%q,"transport":"stdio",%s}`+"\n",
 			sid, seq, ts, parts[1], field)
 	}
 	return b.String()

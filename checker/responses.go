@@ -90,7 +90,10 @@ func (s *session) firstAnswer(fc *frameCtx, c *call) {
 func (s *session) lateAnswer(fc *frameCtx, c *call) {
 	c.answered = true
 	if c.method == "subscriptions/listen" {
-		return // the graceful close of a cancelled stream
+		// The graceful close of a cancelled stream: not a late result, but
+		// what it answered is kept for exports.
+		s.keepAnswer(fc, c)
+		return
 	}
 	m := &fc.msg
 	s.responseRules(fc, c)
