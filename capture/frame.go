@@ -68,6 +68,15 @@ type Frame struct {
 	Accept      string          `json:"accept,omitempty"`
 	Origin      string          `json:"origin,omitempty"`
 	ReplyTo     json.RawMessage `json:"reply_to,omitempty"`
+	// Recorded by mcpsnoop, absent from older logs. RedactionSkipped: the
+	// message would have cost redaction more than its budget, so its body
+	// was replaced by what keeps its kind and id (the bytes forwarded were
+	// not changed). LastSeq and Dropped ride only the closing frame, a meta
+	// frame without raw that ends a log that lost frames: the last seq the
+	// capture gave before it, and how many frames are not in the log.
+	RedactionSkipped bool   `json:"redaction_skipped,omitempty"`
+	LastSeq          uint64 `json:"last_seq,omitempty"`
+	Dropped          uint64 `json:"dropped,omitempty"`
 }
 
 // HasBody reports whether the frame carries any observed content (a JSON

@@ -23,7 +23,7 @@ type LineSplitter struct {
 	keepEmpty bool
 
 	open      bool   // a line has begun and not ended
-	t         ticket // the open line's
+	t         Ticket // the open line's
 	buf       []byte // the open line's log copy, at most MaxLogLine bytes
 	truncated bool   // the open line is longer than buf
 	// lone CR: on the protocol channel the open line is just "\r" so far,
@@ -38,7 +38,7 @@ type LineSplitter struct {
 // doneLine is a line that ended in the current chunk.
 type doneLine struct {
 	op        int // index in ops of the opBegin that numbered it, or -1
-	t         ticket
+	t         Ticket
 	data      []byte
 	truncated bool
 	slab      *slab // data is in this slab, which it holds a reference to

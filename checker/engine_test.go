@@ -219,6 +219,20 @@ func TestSignals(t *testing.T) {
 			findings: []string{"note mcpsnoop/incomplete session s has 5 dropped frames"},
 		},
 		{
+			name: "a closing frame's seq counts the frames lost at the end",
+			log: logOf("s", "1 c2s 0 "+call1, "2 s2c 1 "+ok1) +
+				`{"session_id":"s","seq":6,"direction":"meta","transport":"stdio","last_seq":5,"dropped":3}` + "\n",
+			counters: checker.Counters{MissingFrames: 3},
+			findings: []string{"note mcpsnoop/incomplete session s has 3 dropped frames"},
+		},
+		{
+			name: "a closing frame counts what it reports, also when no gap shows it",
+			log: logOf("s", "1 c2s 0 "+call1, "2 s2c 1 "+ok1) +
+				`{"session_id":"s","seq":3,"direction":"meta","transport":"http","last_seq":2,"dropped":4}` + "\n",
+			counters: checker.Counters{MissingFrames: 4},
+			findings: []string{"note mcpsnoop/incomplete session s has 4 dropped frames"},
+		},
+		{
 			name:     "http status frames",
 			log:      `{"session_id":"s","seq":1,"direction":"s2c","transport":"http","status":202}` + "\n" + `{"session_id":"s","seq":2,"direction":"s2c","transport":"http","status":500}` + "\n" + `{"session_id":"s","seq":3,"direction":"s2c","transport":"http","status":502,"text":"<html>bad gateway</html>"}` + "\n",
 			counters: checker.Counters{Errors: 2},
