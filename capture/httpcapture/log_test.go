@@ -92,6 +92,18 @@ func TestHTTPLogFrames(t *testing.T) {
 	rpcErr := &exchange{conn: "127.0.0.1:5"}
 	l.add(observation{kind: obsRequest, x: rpcErr, body: []byte(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)})
 	l.add(observation{kind: obsResponse, x: rpcErr, resp: &responseInfo{status: 400, contentType: "application/json"}, body: []byte(`{"jsonrpc":"2.0","id":9,"error":{"code":-32020,"message":"x"}}`)})
+	// Exactly 400: a refusal in plain text, and the TypeScript SDK's
+	// JSON-RPC error with a null id, both say which request they refuse.
+	refused := &exchange{conn: "127.0.0.1:6"}
+	l.add(observation{kind: obsRequest, x: refused, body: []byte(`{"jsonrpc":"2.0","id":10,"method":"tools/call"}`)})
+	l.add(observation{kind: obsResponse, x: refused, resp: &responseInfo{status: 400, contentType: "text/plain"}, body: []byte("Bad Request")})
+	nullID := &exchange{conn: "127.0.0.1:7"}
+	l.add(observation{kind: obsRequest, x: nullID, body: []byte(`{"jsonrpc":"2.0","id":11,"method":"tools/call"}`)})
+	l.add(observation{kind: obsResponse, x: nullID, resp: &responseInfo{status: 400, contentType: "application/json"}, body: []byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`)})
+	// Below 400 nothing is a refusal.
+	fine := &exchange{conn: "127.0.0.1:8"}
+	l.add(observation{kind: obsRequest, x: fine, body: []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call"}`)})
+	l.add(observation{kind: obsResponse, x: fine, resp: &responseInfo{status: 399, contentType: "text/plain"}, body: []byte("odd")})
 	if lost := l.Close(); lost != 0 {
 		t.Fatalf("lost %d", lost)
 	}
@@ -125,6 +137,12 @@ func TestHTTPLogFrames(t *testing.T) {
 		`"direction":"s2c","text":"Forbidden","conn_id":"127.0.0.1:4","status":403,"content_type":"text/plain","reply_to":"q"}`,
 		`"direction":"c2s","raw":{"jsonrpc":"2.0","id":9,"method":"tools/list"},"conn_id":"127.0.0.1:5"}`,
 		`"direction":"s2c","raw":{"jsonrpc":"2.0","id":9,"error":{"code":-32020,"message":"x"}},"conn_id":"127.0.0.1:5","status":400,"content_type":"application/json"}`,
+		`"direction":"c2s","raw":{"jsonrpc":"2.0","id":10,"method":"tools/call"},"conn_id":"127.0.0.1:6"}`,
+		`"direction":"s2c","text":"Bad Request","conn_id":"127.0.0.1:6","status":400,"content_type":"text/plain","reply_to":10}`,
+		`"direction":"c2s","raw":{"jsonrpc":"2.0","id":11,"method":"tools/call"},"conn_id":"127.0.0.1:7"}`,
+		`"direction":"s2c","raw":{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null},"conn_id":"127.0.0.1:7","status":400,"content_type":"application/json","reply_to":11}`,
+		`"direction":"c2s","raw":{"jsonrpc":"2.0","id":12,"method":"tools/call"},"conn_id":"127.0.0.1:8"}`,
+		`"direction":"s2c","text":"odd","conn_id":"127.0.0.1:8","status":399,"content_type":"text/plain"}`,
 	}
 	if !reflect.DeepEqual(lines, want) {
 		t.Errorf("frames:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 )
 
 // Proxy is a reverse proxy for one streamable-HTTP MCP server that logs
@@ -351,7 +352,10 @@ func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) 
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return
 	}
-	fmt.Fprintf(p.warn, "mcpsnoop http: %s %s: %v\n", r.Method, r.URL.Path, err)
+	// The method and the path are the client's, the error may quote the
+	// target's words: none of it may move a terminal's cursor or forge a
+	// line of its own.
+	fmt.Fprintf(p.warn, "mcpsnoop http: %s %s: %s\n", termsafe.Clean(r.Method, false), termsafe.Clean(r.URL.Path, false), termsafe.Clean(err.Error(), false))
 	if p.log != nil && st != nil {
 		p.log.add(observation{kind: obsResponse, x: st.x, resp: &responseInfo{status: http.StatusBadGateway}})
 	}

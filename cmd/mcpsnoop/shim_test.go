@@ -41,6 +41,7 @@ func TestShim(t *testing.T) {
 		{"run-of-three", testShimRunOfThree},
 	}
 	tests = append(tests, shimFaultTests...)
+	tests = append(tests, shimLogDirTests...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, bins) })
 	}
