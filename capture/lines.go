@@ -80,6 +80,18 @@ func (l *LineSplitter) End() {
 	l.cur = nil
 }
 
+// Cut ends the observation where it is, when the rest of the stream will
+// not be observed: a line still open is logged as the part seen so far,
+// marked truncated (it never ended, so it is no message). The buffer is let
+// go; the splitter takes nothing more.
+func (l *LineSplitter) Cut() {
+	if l.open {
+		l.truncated = true
+	}
+	l.loneCR = false // not numbered yet: nothing to log
+	l.End()
+}
+
 // number observes the chunk b before it is forwarded.
 func (l *LineSplitter) number(b []byte) {
 	ops, done := l.ops[:0], l.done[:0]

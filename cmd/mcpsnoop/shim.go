@@ -100,8 +100,8 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 	signal.Notify(sigs, stdio.ForwardedSignals...)
 	defer signal.Stop(sigs)
 	// With SIGPIPE caught, a client that went away makes writes to stdout
-	// fail (and the shim carry on draining the server) instead of killing
-	// the shim outright.
+	// fail instead of killing the shim outright: the shim then ends the
+	// server (stdio.Shim) rather than leave it running.
 	pipes := make(chan os.Signal, 1)
 	signal.Notify(pipes, syscall.SIGPIPE)
 	defer signal.Stop(pipes)

@@ -41,6 +41,7 @@ func TestShim(t *testing.T) {
 		{"run-of-three", testShimRunOfThree},
 	}
 	tests = append(tests, shimFaultTests...)
+	tests = append(tests, shimLifetimeTests...)
 	tests = append(tests, shimLogDirTests...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, bins) })
@@ -48,15 +49,17 @@ func TestShim(t *testing.T) {
 }
 
 type shimBins struct {
-	shim, server string
+	shim, server, client string
 }
 
 func buildShimBinaries(t *testing.T) shimBins {
 	t.Helper()
 	dir := t.TempDir()
-	b := shimBins{shim: mcpsnoopBinary(t), server: filepath.Join(dir, "sdkserver")}
-	if out, err := exec.Command("go", "build", "-o", b.server, "./testdata/sdkserver").CombinedOutput(); err != nil {
-		t.Fatalf("go build sdkserver: %v\n%s", err, out)
+	b := shimBins{shim: mcpsnoopBinary(t), server: filepath.Join(dir, "sdkserver"), client: filepath.Join(dir, "sdkclient")}
+	for _, prog := range []string{b.server, b.client} {
+		if out, err := exec.Command("go", "build", "-o", prog, "./testdata/"+filepath.Base(prog)).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", filepath.Base(prog), err, out)
+		}
 	}
 	return b
 }
