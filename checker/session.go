@@ -129,6 +129,10 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		return // a bare status: a silent transport frame
 	}
 	fc.msg = parseMessage(f.Raw)
+	if f.RedactionSkipped {
+		s.withheld(fc)
+		return
+	}
 	if fc.msg.kind == kindNotRPC {
 		if f.Status >= 400 {
 			fc.transportError()
@@ -153,6 +157,23 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	}
 	s.frameRules(fc)
 	s.deprecation(fc)
+}
+
+// withheld handles a message whose body redaction gave up on
+// (redaction_skipped): the capture kept only its kind and id, so it opens
+// or settles its call like any other, and no rule judges what is left.
+func (s *session) withheld(fc *frameCtx) {
+	fc.withheld = true
+	switch fc.msg.kind {
+	case kindRequest:
+		s.traffic.Requests++
+		s.onRequest(fc)
+	case kindResponse:
+		s.traffic.Responses++
+		s.onResponse(fc)
+	case kindNotification:
+		s.traffic.Notifications++
+	}
 }
 
 // frameRules applies the rules that look at any JSON-RPC frame (check.md
