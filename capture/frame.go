@@ -1,6 +1,7 @@
 // Package capture owns the session log: the Frame envelope every capture
-// writes, writing it (LogWriter, redaction), reading logs back as a stream
-// of frames, the state directory where logs live and the .mcpsnoop.toml
+// writes, writing it (LogWriter, the one log writer both captures use, with
+// its exact loss accounting; redaction), reading logs back as a stream of
+// frames, the state directory where logs live and the .mcpsnoop.toml
 // settings. It knows nothing about signals or verdicts. The captures
 // themselves live below it and import it, never the reverse: capture/stdio
 // (the stdio shim) and capture/httpcapture (the streamable-HTTP proxy).

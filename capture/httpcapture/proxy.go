@@ -1,9 +1,10 @@
 // Package httpcapture is the streamable-HTTP capture: a reverse proxy
 // (Proxy) in front of one MCP server that forwards every exchange unchanged
 // and logs its JSON-RPC messages, SSE events and statuses as frames
-// (capture.Frame) through its own log writer (Log). It owns what is
-// HTTP-specific: headers recorded and not, sessions and connections, event
-// streams, and decoding compressed bodies for the log.
+// (capture.Frame) through the log writer every capture uses
+// (capture.LogWriter, wrapped as Log). It owns what is HTTP-specific:
+// headers recorded and not, sessions and connections, event streams, and
+// decoding compressed bodies for the log, on the writer's side.
 package httpcapture
 
 import (
