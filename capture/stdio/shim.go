@@ -78,6 +78,9 @@ func (s *Shim) Run() (int, error) {
 	if len(s.Command) == 0 {
 		return 2, errors.New("no server command given")
 	}
+	// Who started the shim, read before anything else: a client that dies
+	// while the server starts must still be seen to be gone.
+	ppid := os.Getppid()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return 1, err
@@ -142,7 +145,7 @@ func (s *Shim) Run() (int, error) {
 		})
 	}()
 	go func() { defer pumps.Done(); pump(errR, s.Stderr, split(capture.Stderr), nil) }()
-	stopWatch := watchParent(os.Getppid(), clientGone)
+	stopWatch := watchParent(ppid, clientGone)
 	s.supervise(cmd.Process, exited, gone, log, inW)
 	stopWatch()
 
