@@ -73,7 +73,6 @@ type LogWriter struct {
 	lost     uint64
 	reason   string // why the first frame was lost
 	warned   bool
-	lastSeq  uint64 // the last seq given, once the writer has finished
 	wake     chan struct{}
 	finished chan struct{}
 
@@ -397,13 +396,6 @@ func (w *LogWriter) Close() uint64 {
 	return w.Lost()
 }
 
-// LastSeq is the last seq the log gave, written or lost; valid after Close.
-func (w *LogWriter) LastSeq() uint64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.lastSeq
-}
-
 // How the writer batches. While observations keep coming it polls the
 // queue every pollInterval instead of being woken for each, and writes in
 // big chunks: appending to a file costs far more per call than per byte.
@@ -436,7 +428,6 @@ func (w *LogWriter) loop() {
 			if w.closed {
 				seq += w.skip
 				w.skip = 0
-				w.lastSeq = seq
 				w.mu.Unlock()
 				s.close(seq)
 				w.warnOnce()
