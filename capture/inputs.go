@@ -71,9 +71,15 @@ func resolveArg(arg string, note func(string)) ([]Input, error) {
 	if strings.HasSuffix(arg, ".jsonl") || strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, filepath.Separator) {
 		return nil, fmt.Errorf("session log %q not found", arg)
 	}
+	// The file of an id is named after its portable form; a log written
+	// by another tool may keep the id as it is.
 	p := SessionLogPath(arg)
 	if _, err := os.Stat(p); err != nil {
-		return nil, fmt.Errorf("session log %q not found", p)
+		exact := filepath.Join(SessionsDir(), arg+".jsonl")
+		if _, xerr := os.Stat(exact); exact == p || xerr != nil {
+			return nil, fmt.Errorf("session log %q not found", p)
+		}
+		p = exact
 	}
 	return []Input{{Path: p, Name: p}}, nil
 }

@@ -57,7 +57,9 @@ func (s *session) onResponse(fc *frameCtx) {
 // task-handle result keeps it pending; anything else settles it.
 func (s *session) firstAnswer(fc *frameCtx, c *call) {
 	m := &fc.msg
-	s.responseRules(fc, c)
+	if !fc.withheld {
+		s.responseRules(fc, c)
+	}
 	s.keepAnswer(fc, c)
 	if !m.hasError {
 		switch m.resultType() {
@@ -96,7 +98,9 @@ func (s *session) lateAnswer(fc *frameCtx, c *call) {
 		return
 	}
 	m := &fc.msg
-	s.responseRules(fc, c)
+	if !fc.withheld {
+		s.responseRules(fc, c)
+	}
 	s.keepAnswer(fc, c)
 	c.lateResult = true
 	c.end = fc.f.TS
