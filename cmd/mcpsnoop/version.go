@@ -50,9 +50,10 @@ type buildSource struct {
 // sourceOf prefers what the release build set with -ldflags, then the VCS
 // settings the go command stamped into the binary (vcs.revision, vcs.time,
 // vcs.modified). A hash from the linker wins whole: its date is never mixed
-// with another commit's.
+// with another commit's. A linker value that is not a hash (GoReleaser says
+// "none" when it could not read git) counts as unset.
 func sourceOf(ldCommit, ldDate string, bi *debug.BuildInfo) buildSource {
-	if ldCommit != "" {
+	if isHash(ldCommit) {
 		return buildSource{Commit: ldCommit, Date: ldDate}
 	}
 	var s buildSource
@@ -73,6 +74,18 @@ func sourceOf(ldCommit, ldDate string, bi *debug.BuildInfo) buildSource {
 		return buildSource{}
 	}
 	return s
+}
+
+func isHash(s string) bool {
+	if len(s) < 7 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func writeVersion(w io.Writer, v string, src buildSource) {
