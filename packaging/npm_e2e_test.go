@@ -544,6 +544,10 @@ func TestNPMSignals(t *testing.T) {
 		t.Fatal(err)
 	}
 	go io.Copy(io.Discard, stdout)
+	// Should the signal be lost on the way, closing stdin ends the server
+	// (exit 0), so that the test fails rather than hangs.
+	lost := time.AfterFunc(time.Minute, func() { stdin.Close() })
+	defer lost.Stop()
 	err = cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 42 {

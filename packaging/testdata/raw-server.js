@@ -6,7 +6,8 @@
 //                                           until it ends, then exits CODE
 //   node raw-server.js term MARKER          prints "ready" once it handles
 //                                           SIGTERM; on SIGTERM writes
-//                                           MARKER and exits 42
+//                                           MARKER and exits 42; exits 0
+//                                           when its stdin ends
 'use strict';
 const fs = require('node:fs');
 
@@ -36,8 +37,9 @@ if (mode === 'bytes') {
     fs.writeFileSync(marker, 'SIGTERM\n');
     process.exit(42);
   });
+  process.stdin.on('end', () => process.exit(0));
+  process.stdin.resume();
   process.stdout.write('ready\n');
-  setInterval(() => {}, 1000);
 } else {
   process.stderr.write(`raw-server.js: unknown mode ${mode}\n`);
   process.exit(2);
