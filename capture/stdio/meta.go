@@ -17,7 +17,7 @@ func NewMeta(argv []string) capture.SessionMeta {
 	if wd, err := os.Getwd(); err == nil {
 		m.Cwd = wd
 	}
-	if ppid := os.Getppid(); ppid > 0 {
+	if ppid := clientPID(); ppid > 0 {
 		m.PPID = ppid
 		// A start after our own would be a different process that reused
 		// the pid (Windows keeps the pid of a parent that has exited).

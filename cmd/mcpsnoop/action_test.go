@@ -6,7 +6,9 @@ package main
 // setup-go is skipped, and the SARIF upload is replaced by a check that the
 // file exists, validates against the SARIF 2.1.0 schema (and Microsoft's
 // validator with GitHub's rules when SARIF_MULTITOOL names it) and fits
-// code scanning's limits.
+// code scanning's limits. These tests stand the install step in with that
+// build; action_install_test.go runs the install step itself against a
+// release served from loopback.
 
 import (
 	"bytes"
@@ -37,9 +39,10 @@ const (
 // The inputs and outputs the action promises (README and issue 12).
 var (
 	wantInputs = []string{"session", "log-dir", "fail-on", "expect-tool", "forbid-tool", "max-duration", "max-server-duration",
-		"max-round-trips", "baseline", "upload-sarif", "fail-on-findings", "junit", "summary", "annotations", "working-directory",
+		"max-round-trips", "baseline", "upload-sarif", "category", "fail-on-findings", "junit", "summary", "annotations",
+		"working-directory", "version",
 		"mode", "recording", "server-command", "replay-target", "ignore", "verify-args"} // the last six: mode: verify (verify_action_test.go)
-	wantOutputs = []string{"outcome", "exit-code", "sarif", "junit", "errors", "warnings", "findings"}
+	wantOutputs = []string{"outcome", "exit-code", "sarif", "junit", "errors", "warnings", "findings", "version"}
 )
 
 func skipWithoutBash(t *testing.T) {
@@ -78,8 +81,13 @@ func TestActionMetadata(t *testing.T) {
 	names = names[:0]
 	for name, out := range m.Outputs {
 		names = append(names, name)
-		if out.Description == "" || !strings.Contains(out.Value, "steps.check.outputs."+name) {
-			t.Errorf("output %s: description %q, value %q", name, out.Description, out.Value)
+		want := "${{ steps.check.outputs." + name + " }}"
+		if name == "version" {
+			// From whichever of install and build put mcpsnoop there.
+			want = "${{ steps.install.outputs.version || steps.build.outputs.version }}"
+		}
+		if out.Description == "" || out.Value != want {
+			t.Errorf("output %s: description %q, value %q, want %q", name, out.Description, out.Value, want)
 		}
 	}
 	slices.Sort(names)
@@ -114,11 +122,21 @@ func TestActionMetadata(t *testing.T) {
 			if st.With["go-version-file"] != "${{ github.action_path }}/go.mod" {
 				t.Errorf("setup-go reads %q, want the action's own go.mod", st.With["go-version-file"])
 			}
+			// Go reaches the job's PATH only when there is no release binary.
+			if st.If != "steps.install.outputs.path == ''" {
+				t.Errorf("setup-go runs if %q", st.If)
+			}
 		case uploadSARIF:
-			if st.With["category"] != "mcpsnoop" || st.With["sarif_file"] != "${{ steps.check.outputs.sarif }}" {
+			if st.With["category"] != "${{ inputs.category }}" || st.With["sarif_file"] != "${{ steps.check.outputs.sarif }}" {
 				t.Errorf("upload-sarif with = %v", st.With)
 			}
 		}
+	}
+	if d := m.Inputs["category"].Default; d == nil || *d != "mcpsnoop" {
+		t.Errorf("category defaults to %v, want mcpsnoop", d)
+	}
+	if d := m.Inputs["upload-sarif"].Default; d == nil || *d != "auto" {
+		t.Errorf("upload-sarif defaults to %v, want auto", d)
 	}
 }
 
@@ -218,7 +236,7 @@ func (f *actionFixture) run(t *testing.T, inputs map[string]string) (*actionResu
 		Workspace: f.workspace,
 		Temp:      t.TempDir(),
 		Env:       map[string]string{"MCPSNOOP_HOME": t.TempDir()},
-		Replace:   map[string]map[string]string{"build": {"path": f.binary}},
+		Replace:   map[string]map[string]string{"install": {"path": f.binary, "version": "test", "source": "release"}},
 		Uses: map[string]usesHandler{
 			setupGo: func(map[string]string) (map[string]string, error) { return nil, nil },
 			uploadSARIF: func(with map[string]string) (map[string]string, error) {
@@ -252,7 +270,12 @@ func TestActionPassingCapture(t *testing.T) {
 	if res.Failed {
 		t.Fatalf("the job failed:\n%s", res.Log)
 	}
-	wantOutputsEqual(t, res, map[string]string{"outcome": "passed", "exit-code": "0", "errors": "0", "warnings": "0", "findings": "0"})
+	wantOutputsEqual(t, res, map[string]string{"outcome": "passed", "exit-code": "0", "errors": "0", "warnings": "0", "findings": "0", "version": "test"})
+	for _, skipped := range []string{"Set up Go for mcpsnoop", "build"} {
+		if res.step(skipped).Outcome != "skipped" {
+			t.Errorf("step %s ran although install gave a binary", skipped)
+		}
+	}
 	if len(uploads) != 1 || uploads[0].category != "mcpsnoop" || uploads[0].file != res.Outputs["sarif"] {
 		t.Errorf("uploads = %+v, want the sarif output once, category mcpsnoop", uploads)
 	}
@@ -300,7 +323,7 @@ func TestActionFailingCapture(t *testing.T) {
 			}
 			wantOutputsEqual(t, res, map[string]string{"outcome": "findings", "exit-code": "1", "errors": "1", "warnings": "0", "findings": "1"})
 			// The upload comes first, so that a failing job still files its alerts.
-			up, gate := res.index("Upload SARIF to code scanning"), res.index("Gate on the check")
+			up, gate := res.index("upload"), res.index("Gate on the check")
 			if len(uploads) != 1 || res.Steps[up].Outcome != "success" || up > gate {
 				t.Fatalf("upload step %d (%d uploads), gate step %d", up, len(uploads), gate)
 			}
@@ -337,7 +360,7 @@ func TestActionMissingCapture(t *testing.T) {
 				t.Fatalf("the job did not fail at the gate:\n%s", res.Log)
 			}
 			wantOutputsEqual(t, res, map[string]string{"outcome": "error", "exit-code": "2", "sarif": "", "junit": "", "errors": "", "findings": ""})
-			if len(uploads) != 0 || res.step("Upload SARIF to code scanning").Outcome != "skipped" {
+			if len(uploads) != 0 || res.step("upload").Outcome != "skipped" {
 				t.Errorf("uploaded %d files on exit 2", len(uploads))
 			}
 			if !strings.Contains(res.Log, `mcpsnoop check: session log "`+session+`" not found`) {
@@ -462,7 +485,7 @@ func runFakeRC(t *testing.T, f *actionFixture, rc string) (*actionResult, []uplo
 		Inputs:    map[string]string{"session": "logs/pass"},
 		Workspace: f.workspace, Temp: t.TempDir(),
 		Env:     map[string]string{"FAKE_RC": rc, "MCPSNOOP_HOME": t.TempDir()},
-		Replace: map[string]map[string]string{"build": {"path": f.binary}},
+		Replace: map[string]map[string]string{"install": {"path": f.binary}},
 		Uses: map[string]usesHandler{
 			setupGo: func(map[string]string) (map[string]string, error) { return nil, nil },
 			uploadSARIF: func(with map[string]string) (map[string]string, error) {
@@ -536,7 +559,7 @@ var sarifSchema struct {
 // validateUpload is what the upload stand-in checks: the SARIF 2.1.0
 // schema, code scanning's limits and needs, and Microsoft's validator with
 // GitHub's rules when SARIF_MULTITOOL is set (.ci/run sets it).
-func validateUpload(t *testing.T, data []byte) error {
+func validateUpload(t testing.TB, data []byte) error {
 	t.Helper()
 	sarifSchema.once.Do(func() {
 		c := jsonschema.NewCompiler()

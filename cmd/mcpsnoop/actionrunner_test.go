@@ -7,19 +7,24 @@ package main
 // --norc -eo pipefail, GITHUB_OUTPUT / GITHUB_STEP_SUMMARY / GITHUB_ENV
 // pointing at fresh files, the step's env: after interpolation), and hands
 // the `uses:` steps to the test: setup-go is skipped (the machine has Go),
-// and the test decides what stands in for the SARIF upload.
+// and the test decides what stands in for the SARIF upload. A step's
+// continue-on-error is honoured (outcome failure, conclusion success), and
+// each step's start and first output are timed.
 
 import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -53,6 +58,7 @@ type actionStep struct {
 	Shell            string            `yaml:"shell"`
 	WorkingDirectory string            `yaml:"working-directory"`
 	Env              map[string]string `yaml:"env"`
+	ContinueOnError  string            `yaml:"continue-on-error"`
 }
 
 func (s actionStep) label() string {
@@ -63,7 +69,7 @@ func (s actionStep) label() string {
 }
 
 // actionPath is the action's own checkout: this repository.
-func actionPath(t *testing.T) string {
+func actionPath(t testing.TB) string {
 	t.Helper()
 	p, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -72,7 +78,7 @@ func actionPath(t *testing.T) string {
 	return p
 }
 
-func loadAction(t *testing.T) *actionMeta {
+func loadAction(t testing.TB) *actionMeta {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(actionPath(t), "action.yml"))
 	if err != nil {
@@ -99,14 +105,22 @@ type actionJob struct {
 	Replace map[string]map[string]string
 	// Uses handles `uses:` steps by action name (the part before '@').
 	Uses map[string]usesHandler
+	// Github adds to the github context (event_name, repository, token);
+	// Event is github.event, the webhook payload.
+	Github map[string]string
+	Event  map[string]any
 }
 
 // stepRecord is what happened to one step.
 type stepRecord struct {
-	Label   string
-	Ran     bool
-	Outcome string // success, failure or skipped
-	Outputs map[string]string
+	Label      string
+	Ran        bool
+	Outcome    string // success, failure or skipped
+	Conclusion string // the outcome after continue-on-error
+	Outputs    map[string]string
+	Start      time.Time // when the step started (zero when skipped)
+	// FirstOutput is when a run step first wrote to stdout or stderr.
+	FirstOutput time.Time
 }
 
 // actionResult is the job as the runner would leave it.
@@ -139,7 +153,7 @@ func (r *actionResult) index(label string) int {
 }
 
 // runAction executes the action as the runner would.
-func runAction(t *testing.T, meta *actionMeta, job actionJob) *actionResult {
+func runAction(t testing.TB, meta *actionMeta, job actionJob) *actionResult {
 	t.Helper()
 	for name := range job.Inputs {
 		if _, ok := meta.Inputs[name]; !ok {
@@ -155,11 +169,17 @@ func runAction(t *testing.T, meta *actionMeta, job actionJob) *actionResult {
 	for name, v := range job.Inputs {
 		inputs[name] = v
 	}
+	github := map[string]string{"action_path": actionPath(t), "workspace": job.Workspace,
+		"event_name": "push", "repository": "mcpsnoop/mcpsnoop", "token": ""}
+	for k, v := range job.Github {
+		github[k] = v
+	}
 	ctx := &exprContext{
 		inputs: inputs,
 		steps:  map[string]*stepRecord{},
-		github: map[string]string{"action_path": actionPath(t), "workspace": job.Workspace},
-		runner: map[string]string{"temp": job.Temp, "os": "Linux"},
+		github: github,
+		event:  job.Event,
+		runner: map[string]string{"temp": job.Temp, "os": runnerOS(), "arch": runnerArch()},
 	}
 	// Capacity for every step, so the pointers ctx.steps keeps stay valid.
 	res := &actionResult{Outputs: map[string]string{}, Steps: make([]stepRecord, 0, len(meta.Runs.Steps))}
@@ -168,15 +188,20 @@ func runAction(t *testing.T, meta *actionMeta, job actionJob) *actionResult {
 	for i, st := range meta.Runs.Steps {
 		rec := stepRecord{Label: st.label(), Outputs: map[string]string{}}
 		cond := st.If
-		if cond == "" {
-			cond = "success()"
+		if !statusFunc.MatchString(cond) {
+			// GitHub's implied status check, unless the if: has its own.
+			if cond == "" {
+				cond = "success()"
+			} else {
+				cond = "success() && (" + strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(cond), "${{"), "}}") + ")"
+			}
 		}
 		ok, err := ctx.condition(cond)
 		if err != nil {
 			t.Fatalf("step %s: if: %v", rec.Label, err)
 		}
 		if !ok {
-			rec.Outcome = "skipped"
+			rec.Outcome, rec.Conclusion = "skipped", "skipped"
 			res.Steps = append(res.Steps, rec)
 			if st.ID != "" {
 				ctx.steps[st.ID] = &res.Steps[len(res.Steps)-1]
@@ -184,6 +209,7 @@ func runAction(t *testing.T, meta *actionMeta, job actionJob) *actionResult {
 			continue
 		}
 		rec.Ran = true
+		rec.Start = time.Now()
 		var stepErr error
 		switch {
 		case job.Replace[st.ID] != nil:
@@ -210,10 +236,20 @@ func runAction(t *testing.T, meta *actionMeta, job actionJob) *actionResult {
 		default:
 			stepErr = runStep(t, ctx, job, st, filepath.Join(files, strconv.Itoa(i)), &rec, &log, &summary, &envFile)
 		}
-		rec.Outcome = "success"
+		rec.Outcome, rec.Conclusion = "success", "success"
 		if stepErr != nil {
-			rec.Outcome = "failure"
-			res.Failed = true
+			rec.Outcome, rec.Conclusion = "failure", "failure"
+			coe := false
+			if st.ContinueOnError != "" {
+				if coe, err = ctx.condition(st.ContinueOnError); err != nil {
+					t.Fatalf("step %s: continue-on-error: %v", rec.Label, err)
+				}
+			}
+			if coe {
+				rec.Conclusion = "success"
+			} else {
+				res.Failed = true
+			}
 			fmt.Fprintf(&log, "##[error] step %s failed: %v\n", rec.Label, stepErr)
 		}
 		ctx.failed = res.Failed
@@ -234,7 +270,7 @@ func runAction(t *testing.T, meta *actionMeta, job actionJob) *actionResult {
 }
 
 // runStep runs one `run:` step with bash, as the runner does.
-func runStep(t *testing.T, ctx *exprContext, job actionJob, st actionStep, dir string, rec *stepRecord, log, summary, envFile *bytes.Buffer) error {
+func runStep(t testing.TB, ctx *exprContext, job actionJob, st actionStep, dir string, rec *stepRecord, log, summary, envFile *bytes.Buffer) error {
 	t.Helper()
 	if st.Shell != "bash" {
 		t.Fatalf("step %s: shell %q; the action's run steps use bash", rec.Label, st.Shell)
@@ -270,7 +306,8 @@ func runStep(t *testing.T, ctx *exprContext, job actionJob, st actionStep, dir s
 	env["GITHUB_WORKSPACE"] = job.Workspace
 	env["GITHUB_ACTION_PATH"] = actionPath(t)
 	env["RUNNER_TEMP"] = job.Temp
-	env["RUNNER_OS"] = "Linux"
+	env["RUNNER_OS"] = runnerOS()
+	env["RUNNER_ARCH"] = runnerArch()
 	for k, v := range job.Env {
 		env[k] = v
 	}
@@ -297,8 +334,9 @@ func runStep(t *testing.T, ctx *exprContext, job actionJob, st actionStep, dir s
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.Stdout, cmd.Stderr = log, log
 	fmt.Fprintf(log, "##[group]Run %s\n", rec.Label)
+	out := &firstWrite{w: log, at: &rec.FirstOutput}
+	cmd.Stdout, cmd.Stderr = out, out
 	runErr := cmd.Run()
 	fmt.Fprintf(log, "##[endgroup]\n")
 
@@ -317,6 +355,34 @@ func runStep(t *testing.T, ctx *exprContext, job actionJob, st actionStep, dir s
 		buf.Write(data)
 	}
 	return runErr
+}
+
+// runnerOS and runnerArch are this machine in the runner's words.
+func runnerOS() string {
+	if runtime.GOOS == "darwin" {
+		return "macOS"
+	}
+	return "Linux"
+}
+
+func runnerArch() string {
+	if runtime.GOARCH == "arm64" {
+		return "ARM64"
+	}
+	return "X64"
+}
+
+// firstWrite passes writes on and notes when the first one came.
+type firstWrite struct {
+	w  io.Writer
+	at *time.Time
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	if f.at.IsZero() && len(p) > 0 {
+		*f.at = time.Now()
+	}
+	return f.w.Write(p)
 }
 
 // parseFileCommand reads a GITHUB_OUTPUT-style file: name=value lines and
@@ -366,9 +432,12 @@ type exprContext struct {
 	inputs map[string]string
 	steps  map[string]*stepRecord
 	github map[string]string
+	event  map[string]any
 	runner map[string]string
 	failed bool
 }
+
+var statusFunc = regexp.MustCompile(`\b(success|failure|always|cancelled)\(\)`)
 
 var exprRE = regexp.MustCompile(`\$\{\{(.*?)\}\}`)
 
@@ -535,8 +604,24 @@ func (c *exprContext) ref(path string) (any, error) {
 			return nil, fmt.Errorf("inputs.%s is not declared", parts[1])
 		}
 		return v, nil
-	case parts[0] == "github" && len(parts) == 2 && c.github[parts[1]] != "":
-		return c.github[parts[1]], nil
+	case parts[0] == "github" && len(parts) == 2:
+		if v, ok := c.github[parts[1]]; ok {
+			return v, nil
+		}
+	case parts[0] == "github" && len(parts) > 2 && parts[1] == "event":
+		// A property the payload lacks is null, as on GitHub.
+		var v any = c.event
+		for _, p := range parts[2:] {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return "", nil
+			}
+			v = m[p]
+		}
+		if v == nil {
+			return "", nil
+		}
+		return v, nil
 	case parts[0] == "runner" && len(parts) == 2 && c.runner[parts[1]] != "":
 		return c.runner[parts[1]], nil
 	case parts[0] == "steps" && len(parts) >= 3:
@@ -547,8 +632,10 @@ func (c *exprContext) ref(path string) (any, error) {
 		switch {
 		case len(parts) == 4 && parts[2] == "outputs":
 			return st.Outputs[parts[3]], nil
-		case len(parts) == 3 && (parts[2] == "outcome" || parts[2] == "conclusion"):
+		case len(parts) == 3 && parts[2] == "outcome":
 			return st.Outcome, nil
+		case len(parts) == 3 && parts[2] == "conclusion":
+			return st.Conclusion, nil
 		}
 	}
 	return nil, fmt.Errorf("%s is not emulated", path)

@@ -1,0 +1,157 @@
+package main
+
+// The release's configuration, read the cheap way: what GoReleaser sets
+// with -ldflags exists here, the release workflow attests and publishes in
+// the order immutable releases need, runs the GoReleaser .ci/run builds,
+// and Dependabot watches the pins. (.ci/run's snapshot build and
+// `goreleaser check` run the real thing.)
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+func readYAML(t *testing.T, rel string, v any) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(actionPath(t), rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", rel, err)
+	}
+	return string(data)
+}
+
+func TestGoReleaserConfig(t *testing.T) {
+	var cfg struct {
+		Version int `yaml:"version"`
+		Builds  []struct {
+			Main    string   `yaml:"main"`
+			Env     []string `yaml:"env"`
+			Flags   []string `yaml:"flags"`
+			Ldflags []string `yaml:"ldflags"`
+			Goos    []string `yaml:"goos"`
+			Goarch  []string `yaml:"goarch"`
+		} `yaml:"builds"`
+		Archives []struct {
+			NameTemplate string `yaml:"name_template"`
+		} `yaml:"archives"`
+		Checksum struct {
+			NameTemplate string `yaml:"name_template"`
+		} `yaml:"checksum"`
+		SBOMs   []map[string]any `yaml:"sboms"`
+		Release struct {
+			Draft bool `yaml:"draft"`
+		} `yaml:"release"`
+		Casks []map[string]any `yaml:"homebrew_casks"`
+	}
+	readYAML(t, ".goreleaser.yaml", &cfg)
+	if cfg.Version != 2 || len(cfg.Builds) != 1 || len(cfg.Archives) != 1 || len(cfg.SBOMs) != 1 || len(cfg.Casks) != 1 {
+		t.Fatalf("config %+v", cfg)
+	}
+	b := cfg.Builds[0]
+	if b.Main != "./cmd/mcpsnoop" || !slices.Contains(b.Env, "CGO_ENABLED=0") || !slices.Contains(b.Flags, "-trimpath") {
+		t.Errorf("build %+v", b)
+	}
+	if !slices.Equal(b.Goos, []string{"linux", "darwin", "windows"}) || !slices.Equal(b.Goarch, []string{"amd64", "arm64"}) {
+		t.Errorf("targets %v x %v", b.Goos, b.Goarch)
+	}
+	// Every -X names a variable of this package; renaming one would make
+	// the linker skip it without a word.
+	_ = []*string{&version, &commit, &date}
+	var set []string
+	for _, m := range regexp.MustCompile(`-X main\.(\w+)=`).FindAllStringSubmatch(strings.Join(b.Ldflags, " "), -1) {
+		set = append(set, m[1])
+	}
+	if !slices.Equal(set, []string{"version", "commit", "date"}) {
+		t.Errorf("ldflags set %v, want version, commit and date", set)
+	}
+	// The names action/install.sh and packaging/ ask for.
+	if cfg.Archives[0].NameTemplate != "{{ .ProjectName }}_{{ .Version }}_{{ .Os }}_{{ .Arch }}" || cfg.Checksum.NameTemplate != "checksums.txt" {
+		t.Errorf("archive %q, checksums %q", cfg.Archives[0].NameTemplate, cfg.Checksum.NameTemplate)
+	}
+	if !cfg.Release.Draft {
+		t.Error("the release is published at once: an immutable release would refuse the attested assets that follow")
+	}
+}
+
+func TestReleaseWorkflow(t *testing.T) {
+	var wf struct {
+		On struct {
+			Push struct {
+				Tags []string `yaml:"tags"`
+			} `yaml:"push"`
+		} `yaml:"on"`
+		Jobs map[string]struct {
+			Permissions map[string]string `yaml:"permissions"`
+			Steps       []actionStep      `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	readYAML(t, ".github/workflows/release.yml", &wf)
+	if !slices.Equal(wf.On.Push.Tags, []string{"v*"}) || len(wf.Jobs) != 1 {
+		t.Fatalf("on %+v, %d jobs", wf.On, len(wf.Jobs))
+	}
+	ci, err := os.ReadFile(filepath.Join(actionPath(t), ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^GORELEASER_VERSION=(v[0-9.]+)`).FindSubmatch(ci)
+	if m == nil {
+		t.Fatal(".ci/run sets no GORELEASER_VERSION")
+	}
+	for _, job := range wf.Jobs {
+		for perm, want := range map[string]string{"contents": "write", "id-token": "write", "attestations": "write"} {
+			if job.Permissions[perm] != want {
+				t.Errorf("permission %s: %q, want %s", perm, job.Permissions[perm], want)
+			}
+		}
+		var order []string
+		for _, st := range job.Steps {
+			name, _, _ := strings.Cut(st.Uses, "@")
+			switch {
+			case name == "goreleaser/goreleaser-action":
+				order = append(order, "goreleaser")
+				if st.With["version"] != string(m[1]) || st.With["args"] != "release --clean" {
+					t.Errorf("goreleaser-action with %v; .ci/run builds %s", st.With, m[1])
+				}
+			case name == "actions/attest-build-provenance":
+				order = append(order, "attest")
+				if !strings.Contains(st.With["subject-path"], "dist/*.tar.gz") || !strings.Contains(st.With["subject-path"], "dist/*.zip") {
+					t.Errorf("attests %q, want every archive", st.With["subject-path"])
+				}
+			case strings.Contains(st.Run, "npm publish --provenance"):
+				order = append(order, "npm")
+			case strings.Contains(st.Run, "gh release edit") && strings.Contains(st.Run, "--draft=false"):
+				order = append(order, "publish")
+			}
+		}
+		if !slices.Equal(order, []string{"goreleaser", "attest", "npm", "publish"}) {
+			t.Errorf("release steps in the order %v, want goreleaser, attest, npm, publish", order)
+		}
+	}
+}
+
+func TestDependabot(t *testing.T) {
+	var cfg struct {
+		Version int `yaml:"version"`
+		Updates []struct {
+			Ecosystem string `yaml:"package-ecosystem"`
+			Directory string `yaml:"directory"`
+		} `yaml:"updates"`
+	}
+	readYAML(t, ".github/dependabot.yml", &cfg)
+	var got []string
+	for _, u := range cfg.Updates {
+		got = append(got, u.Ecosystem+" "+u.Directory)
+	}
+	if cfg.Version != 2 || !slices.Equal(got, []string{"github-actions /", "gomod /"}) {
+		t.Errorf("dependabot watches %v", got)
+	}
+}
