@@ -194,6 +194,14 @@ func Run(ctx context.Context, rec *Recording, t Target, o Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	// The shim runs in the server's directory (the recorded one, for the
+	// recorded command) and the HTTP proxy in this one: a relative log
+	// would be two different files.
+	if t.Log != "" {
+		if t.Log, err = filepath.Abs(t.Log); err != nil {
+			return nil, fmt.Errorf("replay log: %w", err)
+		}
+	}
 	offset, err := prepareLog(t.Log)
 	if err != nil {
 		return nil, err

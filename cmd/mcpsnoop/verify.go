@@ -162,8 +162,17 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 		if logPath, err = defaultReplayLog(rec.SessionID); err != nil {
 			return verifyFail("%v", err)
 		}
-	} else if same := sameAsInput(logPath, []capture.Input{in}, nil); same != "" {
-		return verifyFail("--replay-log %s would write into the recording", logPath)
+	}
+	// Absolute, as the replay writes it: the shim runs in the server's
+	// directory, not this one.
+	if logPath, err = filepath.Abs(logPath); err != nil {
+		return verifyFail("replay log: %v", err)
+	}
+	if same := sameAsInput(logPath, []capture.Input{in}, nil); same != "" {
+		if o.replayLog == "" {
+			return verifyFail("the default replay log %s is the recording itself; name another with --replay-log", logPath)
+		}
+		return verifyFail("--replay-log %s would write into the recording", o.replayLog)
 	}
 	shim, err := shimExecutable()
 	if err != nil {
