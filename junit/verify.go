@@ -71,7 +71,7 @@ func callFailure(c *replay.CallVerdict) string {
 	if c.Outcome != replay.OutcomeSame {
 		what := replay.OutcomeLabel(c.Outcome)
 		switch c.Outcome {
-		case replay.OutcomeErrorNow, replay.OutcomeTimeout:
+		case replay.OutcomeErrorNow, replay.OutcomeTimeout, replay.OutcomeFailed:
 			what += fmt.Sprintf(" (%s -> %s)", c.Before, c.After)
 		}
 		parts = append(parts, what)

@@ -32,7 +32,7 @@ func (v *Verification) Verdict() string {
 // outcomeLabels name the outcomes in the text report.
 var outcomeLabels = map[string]string{
 	OutcomeSame: "same", OutcomeChanged: "changed", OutcomeErrorNow: "error now", OutcomeOKNow: "ok now",
-	OutcomeTimeout: "timed out", OutcomeNotOffered: "not offered", OutcomeNotReplayed: "not replayed",
+	OutcomeTimeout: "timed out", OutcomeFailed: "failed", OutcomeNotOffered: "not offered", OutcomeNotReplayed: "not replayed",
 }
 
 // OutcomeLabel is how reports name an outcome ("error now").
@@ -74,6 +74,7 @@ func (v *Verification) Summary() string {
 		add(v.changedAnswers(), "changed")
 		add(v.Count(OutcomeErrorNow), "error now")
 		add(v.Count(OutcomeTimeout), "timed out")
+		add(v.Count(OutcomeFailed), "failed")
 		add(slower, "slower")
 		add(v.Count(OutcomeNotOffered), "not offered")
 		add(regressedTools, plural(regressedTools, "tool change", "tool changes"))
@@ -130,7 +131,7 @@ func (v *Verification) WriteText(w io.Writer) error {
 	for _, c := range v.Calls {
 		head := fmt.Sprintf("  %s: line %d %s", OutcomeLabel(c.Outcome), c.Line, c.Subject())
 		switch c.Outcome {
-		case OutcomeErrorNow, OutcomeOKNow, OutcomeTimeout:
+		case OutcomeErrorNow, OutcomeOKNow, OutcomeTimeout, OutcomeFailed:
 			head += fmt.Sprintf(" (%s -> %s)", c.Before, c.After)
 		}
 		if c.Reason != "" {

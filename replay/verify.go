@@ -15,13 +15,17 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 )
 
-// What a verified call came to.
+// What a verified call came to. OutcomeTimeout is a call that got no
+// answer within the call timeout; OutcomeFailed one that got none for
+// another reason (the server exited or closed its stdout, the HTTP
+// exchange failed, an event stream ended before the answer).
 const (
 	OutcomeSame        = "same"
 	OutcomeChanged     = "changed"
 	OutcomeErrorNow    = "error_now"
 	OutcomeOKNow       = "ok_now"
 	OutcomeTimeout     = "timeout"
+	OutcomeFailed      = "failed"
 	OutcomeNotOffered  = "not_offered"
 	OutcomeNotReplayed = "not_replayed"
 )
@@ -256,8 +260,13 @@ func judge(rec *Recording, out *Outcome, replayed map[string]checker.CallRecord,
 		c.Reason = "no answer within the call timeout"
 	case worse && c.After == "error":
 		c.Outcome = OutcomeErrorNow
-	case worse:
-		c.Outcome = OutcomeTimeout
+	case worse || out.Answer == nil && out.Status == 0:
+		// No answer, and not for want of time: the server is gone, or the
+		// exchange failed (out.Failure says how).
+		c.Outcome = OutcomeFailed
+		if c.Reason == "" {
+			c.Reason = "no answer reached the replay log"
+		}
 	case better:
 		c.Outcome = OutcomeOKNow
 	case r.Method == "tools/list":
@@ -277,7 +286,7 @@ func judge(rec *Recording, out *Outcome, replayed map[string]checker.CallRecord,
 		}
 	}
 	c.Regression = d.Regressed() || c.Outcome == OutcomeChanged && (r.Method != "tools/list" || listingRegressed) ||
-		c.Outcome == OutcomeTimeout || c.Outcome == OutcomeErrorNow
+		c.Outcome == OutcomeTimeout || c.Outcome == OutcomeFailed || c.Outcome == OutcomeErrorNow
 	return c
 }
 

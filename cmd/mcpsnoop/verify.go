@@ -70,11 +70,12 @@ durations (--duration-threshold, --duration-ratio) and the tool listing are
 judged as mcpsnoop diff judges them.
 
 Per call the report says: same, changed (with the JSON paths), error now,
-ok now, timed out, slower, not offered (the new build does not list the
+ok now, timed out, failed (no answer for another reason: the server exited,
+the exchange failed), slower, not offered (the new build does not list the
 tool) or not replayed (and why).
 
 Exit codes: 0 nothing regressed; 1 a regression: an answer changed, a call
-fails or times out now, got slower, or its tool is gone, or the tool
+fails, gets no answer or times out now, got slower, or its tool is gone, or the tool
 listing lost a tool or changed a definition; 2 nothing was verified (bad
 flag or input, no replayable call, the replay could not start or was not
 confirmed; nothing on stdout).`,
