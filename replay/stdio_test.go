@@ -288,3 +288,29 @@ func TestReplayServerExitsMidCall(t *testing.T) {
 		t.Errorf("json (%v):\n%s", err, js.String())
 	}
 }
+
+// The server's last messages are read before the replay ends: a request
+// it writes after its stdin closed reaches the replay (declined, with no
+// recorded answer, and reported) and its log, and nothing writes to the
+// result once Run has returned (run with -race).
+func TestReplayReadsTheServerToTheEnd(t *testing.T) {
+	_, v1, _ := programs(t)
+	rec := load(t, record(t, v1, "2025-11-25", func(ctx context.Context, t *testing.T, cs *mcp.ClientSession) {
+		call(ctx, t, cs, "echo", map[string]any{"text": "hi"})
+	}))
+	t.Setenv("REPLAYSERVER_LATE_REQUEST", "1")
+	for range 3 {
+		res, v := replay(t, rec, nil, Options{All: true})
+		declined := append([]string(nil), res.Declined...)
+		if len(declined) != 1 || declined[0] != "roots/list: no recorded answer, refused" || len(v.Declined) != 1 {
+			t.Fatalf("declined %q (verification %q)", declined, v.Declined)
+		}
+		late := false
+		for _, f := range framesOf(t, res.Log) {
+			late = late || f.Direction == "s2c" && bytes.Contains(f.Raw, []byte(`"late-1"`))
+		}
+		if !late {
+			t.Error("the late request is not in the replay log")
+		}
+	}
+}

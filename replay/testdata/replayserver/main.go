@@ -9,14 +9,15 @@
 //   - REPLAYSERVER_EXIT_ON=TOOL: the process exits (status 3) when TOOL is
 //     called, before answering: a crash mid-call.
 //   - REPLAYSERVER_LATE_REQUEST=1: once its stdin is closed, it writes one
-//     more request of its own (roots/list) to stdout before it exits: a
-//     message the client reads after it stopped sending.
+//     more request of its own (roots/list, 4 MiB long) to stdout before it
+//     exits: a message the client reads after it stopped sending.
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,6 +44,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "replayserver:", err)
 	}
 	if os.Getenv("REPLAYSERVER_LATE_REQUEST") == "1" {
-		fmt.Fprintln(os.Stdout, `{"jsonrpc":"2.0","id":"late-1","method":"roots/list"}`)
+		// Large, so that the client is still reading and parsing it when
+		// the process exits.
+		pad := strings.Repeat("x", 4<<20)
+		fmt.Fprintf(os.Stdout, `{"jsonrpc":"2.0","id":"late-1","method":"roots/list","params":{"_meta":{"pad":%q}}}`+"\n", pad)
 	}
 }
