@@ -207,7 +207,7 @@ func Run(ctx context.Context, rec *Recording, t Target, o Options) (*Result, err
 		return nil, err
 	}
 	s := &session{rec: rec, o: o, res: &Result{Log: t.Log, Offset: offset, Target: desc},
-		answers: map[string][]json.RawMessage{}, cursors: map[string]string{}}
+		answers: map[string][]recordedAnswer{}, cursors: map[string]string{}}
 	for m, q := range rec.answers {
 		s.answers[m] = slices.Clone(q)
 	}
@@ -279,8 +279,8 @@ type session struct {
 	conn transport
 	next int
 
-	mu      sync.Mutex                   // guards answers and res.Declined (the stdio reader answers)
-	answers map[string][]json.RawMessage // recorded answers not used yet
+	mu      sync.Mutex                  // guards answers and res.Declined (the stdio reader answers)
+	answers map[string][]recordedAnswer // recorded answers not used yet
 
 	cursors  map[string]string // the live nextCursor of each list method
 	live     map[string]bool   // tools the replayed tools/list lists
@@ -349,6 +349,10 @@ func (s *session) run(ctx context.Context) {
 // recorded initialize with the replay's own clientInfo, then
 // notifications/initialized. It reports false when the replay cannot go on.
 func (s *session) handshake(ctx context.Context) bool {
+	if why := s.rec.InitSkipReason(); why != "" {
+		s.res.Stopped = why
+		return false
+	}
 	params := json.RawMessage(nil)
 	if s.rec.Init != nil {
 		params = s.rec.Init.Params

@@ -191,7 +191,7 @@ func TestReplayAnswersServerRequests(t *testing.T) {
 		t.Fatalf("ask: %+v, declined %v", c, res.Declined)
 	}
 
-	rec.answers = map[string][]json.RawMessage{} // as if the client's answer was never recorded
+	rec.answers = map[string][]recordedAnswer{} // as if the client's answer was never recorded
 	res, v = replay(t, rec, nil, Options{All: true})
 	c := verdicts(v)["ask"]
 	if c.Outcome != OutcomeChanged || len(res.Declined) != 1 || !strings.Contains(res.Declined[0], "elicitation/create") {

@@ -58,9 +58,11 @@ own capture, so it is a session log too, appended to
 Only safe calls are replayed unless --all says otherwise: reads (tools/list,
 resources/read, prompts/get, ...) and tools the recorded tools/list annotates
 readOnlyHint: true, or idempotentHint: true with destructiveHint: false.
-Requests the recording redacted are never sent. The server's questions (an
+Nothing the recording redacted is sent: a redacted request is skipped, a
+redacted initialize stops the replay. The server's questions (an
 elicitation, a sampling request, roots; an MRTR round) are answered with the
-recorded answers; one without is declined and reported.
+recorded answers; one without, or whose recorded answer was redacted, is
+declined and reported.
 
 Answers are compared after removing what changes on every run: the id,
 _meta.progressToken, serverInfo in _meta, requestState, taskId, createdAt,
@@ -185,6 +187,9 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 	where, err := replay.Describe(rec, target)
 	if err != nil {
 		return verifyFail("%s: %v", rec.Source, err)
+	}
+	if why := rec.InitSkipReason(); why != "" {
+		return verifyFail("%s: nothing to replay: %s", rec.Source, termsafe.Clean(why, false))
 	}
 	planned, firstSkip := 0, ""
 	for _, r := range rec.Steps {

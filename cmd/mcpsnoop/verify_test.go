@@ -275,12 +275,19 @@ func TestVerifyNothingVerified(t *testing.T) {
 		`{"session_id":"e","server_label":"e","seq":2,"ts":"2026-01-01T00:00:00Z","direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	redactedInit := filepath.Join(dir, "redacted-init.jsonl")
+	if err := os.WriteFile(redactedInit, []byte(`{"session_id":"r","server_label":"r","seq":1,"ts":"2026-01-01T00:00:00Z","direction":"meta","transport":"stdio","raw":{"command":["`+v1+`"]}}`+"\n"+
+		`{"session_id":"r","server_label":"r","seq":2,"ts":"2026-01-01T00:00:00Z","direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"[REDACTED]","version":"1"}}},"redacted":true}`+"\n"+
+		`{"session_id":"r","server_label":"r","seq":3,"ts":"2026-01-01T00:00:00Z","direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name  string
 		stdin string
 		args  []string
 		want  string
 	}{
+		{"a redacted initialize", "", []string{"--yes", redactedInit}, "nothing to replay: the recorded initialize (line 2) was redacted at capture"},
 		{"a hostile recorded command is escaped", "", []string{evil}, `/nonexistent/\x1b[31mevil; there is no terminal to ask first`},
 		{"no --yes and no terminal", "", []string{rec, "--", v1}, "there is no terminal to ask first, so pass --yes"},
 		{"no recording", "", []string{"--yes"}, "want one recording"},

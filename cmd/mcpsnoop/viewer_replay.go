@@ -40,6 +40,9 @@ func viewerReplayer(flags replayFlags, header http.Header, red *capture.Redactor
 		if why := rec.SkipReason(r, flags.all, req.Params); why != "" {
 			return nil, errors.New(why)
 		}
+		if why := rec.InitSkipReason(); why != "" {
+			return nil, errors.New(why)
+		}
 		shim, err := shimExecutable()
 		if err != nil {
 			return nil, fmt.Errorf("cannot find the mcpsnoop executable: %v", err)
