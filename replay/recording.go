@@ -112,6 +112,13 @@ type Request struct {
 	issuedSet  bool
 	retryLines []int
 	retrySeqs  []uint64
+	// lastID is the id of the last request of the call (its last MRTR
+	// retry), the one its final answer answers; lastTS is when it was
+	// sent. answerLines are the lines of every answer (input_required
+	// ones included).
+	lastID      json.RawMessage
+	lastTS      time.Time
+	answerLines []int
 }
 
 // Notification reports whether the message has no id.
@@ -236,6 +243,7 @@ func (b *builder) frame(f *capture.Frame, line int) {
 			if f.Status != 0 && len(f.ReplyTo) > 0 {
 				if r := b.open[key(f.ReplyTo, f.ConnID)]; r != nil {
 					r.Answer = &Answer{Seq: f.Seq, Line: line, TS: f.TS, Status: f.Status, Text: f.Text}
+					r.answerLines = append(r.answerLines, line)
 					r.parked = false
 				}
 			}
@@ -275,6 +283,7 @@ func (b *builder) clientMessage(f *capture.Frame, raw []byte, line int, first bo
 		if m.hasID() {
 			r.ID = m.ID
 		}
+		r.lastID, r.lastTS = r.ID, r.TS
 		if first {
 			r.Headers = f.McpParamHeaders
 		}
@@ -284,6 +293,7 @@ func (b *builder) clientMessage(f *capture.Frame, raw []byte, line int, first bo
 				root.roundsRedacted = append(root.roundsRedacted, r.Redacted)
 				root.retryLines = append(root.retryLines, line)
 				root.retrySeqs = append(root.retrySeqs, f.Seq)
+				root.lastID, root.lastTS = r.ID, r.TS
 				root.parked = false
 				b.open[key(r.ID, r.ConnID)] = root
 				return
@@ -325,6 +335,7 @@ func (b *builder) serverMessage(f *capture.Frame, raw []byte, line int) {
 			return
 		}
 		r.Answer = &Answer{Seq: f.Seq, Line: line, TS: f.TS, Message: json.RawMessage(bytes.Clone(raw)), Status: f.Status}
+		r.answerLines = append(r.answerLines, line)
 		var res struct {
 			ResultType    string                     `json:"resultType"`
 			RequestState  *string                    `json:"requestState"`

@@ -83,6 +83,8 @@ type Result struct {
 	Declined []string
 	// Notes are remarks on how the replay was made.
 	Notes []string
+
+	initID json.RawMessage // the id of the replay's initialize, nil when none was sent
 }
 
 // Outcome is one recorded request as it was replayed.
@@ -104,6 +106,8 @@ type Outcome struct {
 	TimedOut bool
 	Rounds   int // MRTR retries sent
 	Elapsed  time.Duration
+
+	lastID json.RawMessage // the replay's last request for it (its last MRTR retry)
 }
 
 // Sent reports whether the request went to the server.
@@ -372,6 +376,7 @@ func (s *session) handshake(ctx context.Context) bool {
 	defer cancel()
 	x := &exchange{id: s.nextID(), method: "initialize"}
 	x.body = request(x.id, x.method, params)
+	s.res.initID = x.id
 	rep, err := s.conn.call(cctx, x)
 	switch {
 	case err != nil && cctx.Err() != nil:
@@ -424,6 +429,7 @@ func (s *session) call(ctx context.Context, out *Outcome, method, name string, p
 	x.body = request(x.id, method, params)
 	out.ID = x.id
 	for {
+		out.lastID = x.id
 		rep, err := s.conn.call(cctx, x)
 		if err != nil {
 			var stop *stopError

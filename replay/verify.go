@@ -12,7 +12,6 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 	"github.com/mcpsnoop/mcpsnoop/diff"
-	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 )
 
 // What a verified call came to. OutcomeTimeout is a call that got no
@@ -334,40 +333,6 @@ func readReplay(res *Result) (map[string]checker.CallRecord, checker.ToolListing
 		listing = rep.Sessions[0].Listing
 	}
 	return calls, listing, nil
-}
-
-// Update replaces the recording's log with the replay's frames (through a
-// temporary file renamed into place). It refuses a recording read from
-// standard input or one whose log holds other sessions too.
-func Update(rec *Recording, res *Result) error {
-	switch {
-	case rec.Path == "":
-		return fmt.Errorf("--update rewrites the recording, which needs it as a file, not %s", rec.Source)
-	case rec.sessions > 1:
-		return fmt.Errorf("--update rewrites a log of one session; %s holds %d", rec.Source, rec.sessions)
-	case res.SessionID == "":
-		return fmt.Errorf("--update: the replay wrote nothing to %s", res.Log)
-	}
-	f, err := os.Open(res.Log)
-	if err != nil {
-		return fmt.Errorf("replay log: %w", err)
-	}
-	defer f.Close()
-	if _, err := f.Seek(res.Offset, io.SeekStart); err != nil {
-		return fmt.Errorf("replay log: %w", err)
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return fmt.Errorf("replay log: %w", err)
-	}
-	perm := os.FileMode(0o644)
-	if info, err := os.Stat(rec.Path); err == nil {
-		perm = info.Mode().Perm()
-	}
-	if err := atomicfile.Write(rec.Path, data, perm); err != nil {
-		return fmt.Errorf("%s: %w", rec.Path, err)
-	}
-	return nil
 }
 
 func nonNil[T any](s []T) []T {

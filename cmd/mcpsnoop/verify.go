@@ -76,11 +76,18 @@ ok now, timed out, failed (no answer for another reason: the server exited,
 the exchange failed), slower, not offered (the new build does not list the
 tool) or not replayed (and why).
 
-Exit codes: 0 nothing regressed; 1 a regression: an answer changed, a call
-fails, gets no answer or times out now, got slower, or its tool is gone, or the tool
-listing lost a tool or changed a definition; 2 nothing was verified (bad
-flag or input, no replayable call, the replay could not start or was not
-confirmed; nothing on stdout).`,
+--update accepts the new build's answers into the recording, as a VCR
+re-records: every recorded frame stays (calls not replayed as recorded),
+the answers of the replayed calls and of initialize become the new build's,
+and calls to tools it no longer offers are taken out. It is refused when
+the replay stopped or a replayed call timed out or got no usable answer.
+
+Exit codes: 0 nothing regressed (with --update: the recording is updated);
+1 a regression: an answer changed, a call fails, gets no answer or times
+out now, got slower, or its tool is gone, or the tool listing lost a tool
+or changed a definition; 2 nothing was verified (bad flag or input, no
+replayable call, the replay could not start or was not confirmed, --update
+refused; nothing on stdout).`,
 		Example: `  mcpsnoop verify --yes recordings/session.jsonl -- ./bin/server --stdio
   mcpsnoop verify --yes --format junit recordings/session.jsonl -- node build/index.js > verify.xml
   mcpsnoop verify --replay-target http://127.0.0.1:8080/mcp --replay-header 'Authorization: Bearer dev' rec.jsonl
@@ -102,7 +109,7 @@ confirmed; nothing on stdout).`,
 	f.StringVar(&o.junitPath, "junit", "", "also write a JUnit report to this file (one test case per call)")
 	f.StringVar(&o.sarifPath, "sarif", "", "also write a SARIF report to this file (results on the recording's lines)")
 	f.StringVar(&o.replayLog, "replay-log", "", "append the replay's session log here (default <state>/replays/<session-id>.jsonl)")
-	f.BoolVar(&o.update, "update", false, "rewrite the recording from the replay (accept the new answers); exits 0 once written")
+	f.BoolVar(&o.update, "update", false, "accept the new build's answers into the recording (calls not replayed stay as recorded); refused when the replay stopped or a call got no answer; exits 0 once written")
 	o.redact.register(f)
 	return cmd
 }
@@ -239,24 +246,42 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 		}
 		return verifyFail("%s: nothing was verified: %s (replay log %s)", rec.Source, termsafe.Clean(why, false), res.Log)
 	}
+	if o.update {
+		// Refused before any report: exit 2 leaves stdout empty.
+		if err := replay.CheckUpdate(rec, res); err != nil {
+			return verifyFail("--update: %s; %s is left as it was (the replay is in %s)", termsafe.Clean(err.Error(), false), rec.Source, res.Log)
+		}
+	}
 	if err := writeVerifyReports(cmd.OutOrStdout(), format, o, v); err != nil {
 		return verifyFail("%v", err)
 	}
 	if o.update {
-		if err := replay.Update(rec, res); err != nil {
-			return verifyFail("%v", err)
+		up, err := replay.Update(rec, res)
+		if err != nil {
+			return verifyFail("--update: %s", termsafe.Clean(err.Error(), false))
 		}
-		fmt.Fprintf(stderr, "mcpsnoop verify: rewrote %s from the replay", rec.Source)
-		if n := v.Count(replay.OutcomeNotReplayed) + v.Count(replay.OutcomeNotOffered); n > 0 {
-			fmt.Fprintf(stderr, " (%d recorded call(s) were not replayed and are not in it)", n)
-		}
-		fmt.Fprintln(stderr)
+		writeUpdated(stderr, rec.Source, up)
 		return nil
 	}
 	if v.Regressed() {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// writeUpdated says what --update changed in the recording.
+func writeUpdated(w io.Writer, source string, up *replay.Updated) {
+	fmt.Fprintf(w, "mcpsnoop verify: updated %s: %d answer(s) are now the new build's", source, up.Answers)
+	if up.Kept > 0 {
+		fmt.Fprintf(w, "; %d call(s) not replayed are kept as recorded", up.Kept)
+	}
+	if len(up.Dropped) > 0 {
+		fmt.Fprintf(w, "; %d call(s) to tools the new build no longer offers were taken out: %s", len(up.Dropped), termsafe.Clean(strings.Join(up.Dropped, ", "), false))
+	}
+	fmt.Fprintln(w)
+	if up.Redacted {
+		fmt.Fprintln(w, "mcpsnoop verify: note: the recording holds frames redacted at capture; the new answers were redacted only by the replay's own rules (--redact-* given to verify, .mcpsnoop.toml in the server's folder): review the change before you commit it")
+	}
 }
 
 // verifyInput resolves the recording as diff resolves a log (a path, or a

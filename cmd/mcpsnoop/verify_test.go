@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -245,14 +246,29 @@ func TestVerifyCommand(t *testing.T) {
 		t.Errorf("the SARIF report does not validate: %v", err)
 	}
 
-	// --update takes the new build's answers; verifying against it then
-	// passes, and the call it no longer offers is gone from the recording.
+	// --update refuses a replay that does not say what the new build
+	// answers (every call timed out): exit 2, nothing on stdout, the
+	// recording as it was.
+	recorded, _ := os.ReadFile(rec)
+	code, stdout, stderr = verifyRun(t, "", "--yes", "--update", "--call-timeout", "1ns", rec, "--", v2)
+	if data, _ := os.ReadFile(rec); code != 2 || stdout != "" || !bytes.Equal(data, recorded) ||
+		!strings.Contains(stderr, "mcpsnoop verify: --update: 6 replayed call(s) got no usable answer (tools/list at line ") ||
+		!strings.Contains(stderr, " timed out; and 3 more), so the replay does not say what the new build answers") ||
+		!strings.Contains(stderr, "; "+rec+" is left as it was (the replay is in ") {
+		t.Fatalf("--update after timeouts: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	// --update takes the new build's answers and keeps the rest: verifying
+	// against it then passes, the call it no longer offers is gone, the
+	// one not replayed is still there.
+	lookupLine := lineOf(t, rec, "lookup")
 	code, _, stderr = verifyRun(t, "", "--yes", "--update", rec, "--", v2)
-	if code != 0 || !strings.Contains(stderr, "rewrote "+rec+" from the replay (2 recorded call(s) were not replayed and are not in it)") {
+	if code != 0 || !strings.Contains(stderr, "mcpsnoop verify: updated "+rec+": 6 answer(s) are now the new build's; 1 call(s) not replayed are kept as recorded; "+
+		`1 call(s) to tools the new build no longer offers were taken out: tools/call "lookup" at line `+strconv.Itoa(lookupLine)+"\n") {
 		t.Fatalf("--update: exit %d\n%s", code, stderr)
 	}
 	code, stdout, stderr = verifyRun(t, "", "--yes", "--duration-threshold", "1h", rec, "--", v2)
-	if code != 0 || strings.Contains(stdout, "lookup") {
+	if code != 0 || strings.Contains(stdout, "lookup") || !strings.HasSuffix(stdout, "verify passed: 5 same, 1 not replayed\n") {
 		t.Fatalf("after --update: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
