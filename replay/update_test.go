@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -197,5 +198,49 @@ func TestUpdateRefusesAnIncompleteReplay(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(path); !bytes.Equal(data, recorded) {
 		t.Error("a refused update changed the recording")
+	}
+}
+
+// An HTTP recording (event-stream answers, a server request on the
+// stream) updates too: the answers keep the recorded connection and
+// carry the replay's status and content type, and the updated recording
+// replays the same.
+func TestUpdateHTTP(t *testing.T) {
+	l := newLoopback(t, sdkHandler(false, false))
+	path := recordHTTP(t, l.url(), "2025-11-25", nil, func(ctx context.Context, t *testing.T, cs *mcp.ClientSession) {
+		weatherCalls(ctx, t, cs)
+		call(ctx, t, cs, "ask", map[string]any{"text": "Seat?"})
+	})
+	rec := load(t, path)
+	res := replayHTTP(t, rec, l.url(), nil, Options{})
+	up, err := Update(rec, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up.Answers != 5 || up.Kept != 0 || len(up.Dropped) != 0 { // initialize, tools/list, weather, echo, ask
+		t.Errorf("updated %+v", up)
+	}
+	seqsGapless(t, path)
+	got := load(t, path)
+	for _, r := range got.Steps {
+		if r.Notification() {
+			continue
+		}
+		if r.Answer == nil || r.Answer.Status != http.StatusOK {
+			t.Errorf("%s: answer %+v", describe(r), r.Answer)
+		}
+	}
+	for _, f := range framesOf(t, path) {
+		if f.Direction == "s2c" && len(f.Raw) > 0 && f.ConnID == "" {
+			t.Errorf("an answer without the recorded connection: %+v", f)
+		}
+	}
+	res = replayHTTP(t, got, l.url(), nil, Options{})
+	v, err := Verify(got, res, untimed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Regressed() || v.Count(OutcomeSame) != 4 || len(res.Declined) > 0 {
+		t.Errorf("the updated recording replays as %+v (declined %v)", v.Calls, res.Declined)
 	}
 }
