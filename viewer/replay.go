@@ -39,13 +39,18 @@ type ReplayJob struct {
 }
 
 // ReplayResult is what a replay came to: both answers, as text to show
-// side by side, and where the replay was logged.
+// side by side, and where each one is logged.
 type ReplayResult struct {
 	Recorded string // the recorded answer, pretty-printed ("" when none)
 	Replayed string // the new answer, pretty-printed ("" when none came)
-	Log      string // the replay log both are appended to
-	Notes    []string
-	Err      error
+	// RecordedAt is where the recorded answer is: its log and line (it
+	// stays there; nothing is copied).
+	RecordedAt string
+	// Log is the replay log the replay's own session (handshake, the
+	// call, the new answer) was appended to.
+	Log   string
+	Notes []string
+	Err   error
 }
 
 // replayState is the r key's state in the model.
@@ -217,6 +222,9 @@ func (m *Model) replayDone(msg replayMsg) {
 func (m *Model) replayPage(job *ReplayJob, res ReplayResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "replay of %s against %s\n", job.Call, job.Target)
+	if res.RecordedAt != "" {
+		fmt.Fprintf(&b, "recorded answer: %s\n", res.RecordedAt)
+	}
 	if res.Log != "" {
 		fmt.Fprintf(&b, "replay log: %s\n", res.Log)
 	}

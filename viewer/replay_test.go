@@ -22,7 +22,7 @@ func (r *replayer) fn(req ReplayRequest) (*ReplayJob, error) {
 	r.asked = append(r.asked, req)
 	return &ReplayJob{Call: "tools/call fail (line 20)", Target: "python3 server.py", Run: func(context.Context) ReplayResult {
 		r.runs++
-		return ReplayResult{Recorded: `{"error": "recorded"}`, Replayed: `{"result": "replayed"}`, Log: "/state/replays/x.jsonl", Notes: []string{"differs"}}
+		return ReplayResult{Recorded: `{"error": "recorded"}`, Replayed: `{"result": "replayed"}`, RecordedAt: "/logs/s.jsonl, line 21", Log: "/state/replays/x.jsonl", Notes: []string{"differs"}}
 	}}, nil
 }
 
@@ -77,7 +77,7 @@ func TestReplayKeyAsksThenShows(t *testing.T) {
 	if rp.runs != 1 || !strings.Contains(s, "replay · tools/call fail (line 20)") {
 		t.Fatalf("after y: runs %d\n%s", rp.runs, s)
 	}
-	for _, want := range []string{"RECORDED", "│ REPLAYED", `{"error": "recorded"}`, `│ {"result": "replayed"}`, "replay log: /state/replays/x.jsonl", "differs"} {
+	for _, want := range []string{"RECORDED", "│ REPLAYED", `{"error": "recorded"}`, `│ {"result": "replayed"}`, "recorded answer: /logs/s.jsonl, line 21", "replay log: /state/replays/x.jsonl", "differs"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("page lacks %q:\n%s", want, s)
 		}

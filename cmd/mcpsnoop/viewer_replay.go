@@ -86,6 +86,7 @@ func replayResult(rec *replay.Recording, r *replay.Request, res *replay.Result, 
 	out := viewer.ReplayResult{Log: res.Log}
 	if r.Answer != nil {
 		out.Recorded = prettyAnswer(r.Answer.Message, r.Answer.Status, r.Answer.Text)
+		out.RecordedAt = fmt.Sprintf("%s, line %d", rec.Source, r.Answer.Line)
 	}
 	var o *replay.Outcome
 	for _, x := range res.Outcomes {
