@@ -115,7 +115,8 @@ func TestActionMetadata(t *testing.T) {
 				t.Errorf("setup-go reads %q, want the action's own go.mod", st.With["go-version-file"])
 			}
 		case uploadSARIF:
-			if st.With["category"] != "mcpsnoop" || st.With["sarif_file"] != "${{ steps.check.outputs.sarif }}" {
+			// check's and verify's alerts in categories of their own.
+			if st.With["category"] != "${{ inputs.mode == 'verify' && 'mcpsnoop-verify' || 'mcpsnoop' }}" || st.With["sarif_file"] != "${{ steps.check.outputs.sarif }}" {
 				t.Errorf("upload-sarif with = %v", st.With)
 			}
 		}
