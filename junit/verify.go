@@ -91,19 +91,12 @@ func callDetail(c *replay.CallVerdict, msg string) string {
 	var b strings.Builder
 	b.WriteString(msg)
 	for _, ch := range c.Changes {
-		fmt.Fprintf(&b, "\n%s: %s -> %s", ch.Path, orAbsent(ch.Before), orAbsent(ch.After))
+		b.WriteString("\n" + ch.String())
 	}
 	if more := c.ChangesTotal - len(c.Changes); more > 0 {
 		fmt.Fprintf(&b, "\n... and %d more", more)
 	}
 	return b.String()
-}
-
-func orAbsent(s string) string {
-	if s == "" {
-		return "(absent)"
-	}
-	return s
 }
 
 func durationText(ms *float64) string {

@@ -139,7 +139,7 @@ func (v *Verification) WriteText(w io.Writer) error {
 		}
 		line("%s", head)
 		for _, ch := range c.Changes {
-			line("      %s: %s -> %s", ch.Path, orAbsent(ch.Before), orAbsent(ch.After))
+			line("      %s", ch)
 		}
 		if more := c.ChangesTotal - len(c.Changes); more > 0 {
 			line("      ... and %d more", more)
@@ -172,13 +172,6 @@ func (v *Verification) WriteText(w io.Writer) error {
 	line("%s", v.Summary())
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func orAbsent(s string) string {
-	if s == "" {
-		return "(absent)"
-	}
-	return s
 }
 
 func msText(v *float64) string {

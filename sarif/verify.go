@@ -169,7 +169,7 @@ func callFindings(c *replay.CallVerdict) []verifyFinding {
 	case c.Outcome == replay.OutcomeChanged && c.Regression:
 		var paths []string
 		for _, ch := range c.Changes {
-			paths = append(paths, ch.Path+": "+orDash(ch.Before)+" -> "+orDash(ch.After))
+			paths = append(paths, ch.String())
 		}
 		msg := subject + " was answered differently"
 		if c.Reason != "" {
@@ -187,13 +187,6 @@ func callFindings(c *replay.CallVerdict) []verifyFinding {
 		out = append(out, verifyFinding{RuleVerifySlower, "error", fmt.Sprintf("%s got slower: %s -> %s", subject, msText(c.BeforeMS), msText(c.AfterMS))})
 	}
 	return out
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "(absent)"
-	}
-	return s
 }
 
 func msText(ms *float64) string {

@@ -120,7 +120,7 @@ func replayResult(rec *replay.Recording, r *replay.Request, res *replay.Result, 
 			} else {
 				out.Notes = append(out.Notes, fmt.Sprintf("differs from the recording in %d place(s):", total))
 				for _, ch := range changes {
-					out.Notes = append(out.Notes, fmt.Sprintf("  %s: %s -> %s", ch.Path, orAbsentText(ch.Before), orAbsentText(ch.After)))
+					out.Notes = append(out.Notes, "  "+ch.String())
 				}
 			}
 		}
@@ -132,13 +132,6 @@ func replayResult(rec *replay.Recording, r *replay.Request, res *replay.Result, 
 		out.Notes = append(out.Notes, "declined: "+d)
 	}
 	return out
-}
-
-func orAbsentText(s string) string {
-	if s == "" {
-		return "(absent)"
-	}
-	return s
 }
 
 // prettyAnswer is an answer as the page shows it: indented JSON, or the
