@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -159,15 +158,7 @@ func Update(rec *Recording, res *Result) (*Updated, error) {
 // request was sent, and each JSON-RPC answer, by the replay's ids.
 func replayedFrames(res *Result) (map[string]time.Time, map[string]capture.Frame, error) {
 	requests, answers := map[string]time.Time{}, map[string]capture.Frame{}
-	f, err := os.Open(res.Log)
-	if err != nil {
-		return nil, nil, fmt.Errorf("replay log: %w", err)
-	}
-	defer f.Close()
-	if _, err := f.Seek(res.Offset, io.SeekStart); err != nil {
-		return nil, nil, fmt.Errorf("replay log: %w", err)
-	}
-	err = capture.ReadLog(f, res.Log, func(fr *capture.Frame, _ int) bool {
+	err := res.readLog(func(fr *capture.Frame, _ int) bool {
 		if fr.SessionID != res.SessionID || len(fr.Raw) == 0 {
 			return fr.SessionID == res.SessionID
 		}

@@ -311,19 +311,11 @@ func readReplay(res *Result) (map[string]checker.CallRecord, checker.ToolListing
 	if res.SessionID == "" {
 		return calls, listing, nil // nothing reached the log
 	}
-	f, err := os.Open(res.Log)
-	if err != nil {
-		return nil, listing, fmt.Errorf("replay log: %w", err)
-	}
-	defer f.Close()
-	if _, err := f.Seek(res.Offset, io.SeekStart); err != nil {
-		return nil, listing, fmt.Errorf("replay log: %w", err)
-	}
 	eng := checker.New(checker.Config{
 		Sessions: map[string]bool{res.SessionID: true},
 		OnCall:   func(c checker.CallRecord) { calls[c.ID] = c },
 	})
-	err = capture.ReadLog(f, res.Log, func(fr *capture.Frame, line int) bool {
+	err := res.readLog(func(fr *capture.Frame, line int) bool {
 		return eng.Ingest(fr, checker.Position{Path: res.Log, Name: res.Log, Line: line})
 	}, eng.TornTail)
 	if err != nil {
@@ -333,6 +325,20 @@ func readReplay(res *Result) (map[string]checker.CallRecord, checker.ToolListing
 		listing = rep.Sessions[0].Listing
 	}
 	return calls, listing, nil
+}
+
+// readLog reads the replay's frames in its log (those from Offset on)
+// with capture.ReadLog.
+func (res *Result) readLog(each func(*capture.Frame, int) bool, lost func()) error {
+	f, err := os.Open(res.Log)
+	if err != nil {
+		return fmt.Errorf("replay log: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(res.Offset, io.SeekStart); err != nil {
+		return fmt.Errorf("replay log: %w", err)
+	}
+	return capture.ReadLog(f, res.Log, each, lost)
 }
 
 func nonNil[T any](s []T) []T {
