@@ -106,6 +106,8 @@ func replayResult(rec *replay.Recording, r *replay.Request, res *replay.Result, 
 		out.Notes = append(out.Notes, "not sent: "+why)
 	case o.TimedOut:
 		out.Notes = append(out.Notes, "no answer within the call timeout; the call was cancelled")
+	case o.Answer == nil && o.Status == 0:
+		out.Notes = append(out.Notes, "no answer: "+o.Failure)
 	default:
 		out.Replayed = prettyAnswer(o.Answer, o.Status, "")
 		out.Notes = append(out.Notes, fmt.Sprintf("answered in %s", o.Elapsed.Round(1000)))
