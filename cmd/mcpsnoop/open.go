@@ -50,7 +50,8 @@ argument the newest log in the state directory is opened.
 When stdout is not a terminal, open prints the stream as text instead, one
 line per frame (seq, time, direction, kind, method, tool, id, status,
 duration, and what the checker noted), and exits 0; --filter selects the
-lines. Exit 2 on a bad flag or an input that cannot be read.`,
+lines. Exit 2 on a bad flag, an input that cannot be read, or a stream
+that cannot be written (a full disk, a closed pipe).`,
 		Example: `  mcpsnoop open                                   # the newest session
   mcpsnoop open server.py-8933-e910199a9539
   mcpsnoop open --filter 'status:error' run.jsonl | less
@@ -91,7 +92,7 @@ func runOpen(cmd *cobra.Command, args []string, o openOptions) error {
 			return openFail("%v", err)
 		}
 		inputs, sessions = sel.Inputs, sel.Sessions
-	} else if inputs, err = resolveInputs(args); err != nil {
+	} else if inputs, err = resolveCommandInputs(cmd, "open", args); err != nil {
 		return openFail("%v", err)
 	}
 	st, err := viewer.Load(inputs, viewer.LoadOptions{Redactor: red, Sessions: sessions, Stdin: cmd.InOrStdin()})
@@ -101,7 +102,8 @@ func runOpen(cmd *cobra.Command, args []string, o openOptions) error {
 	out := cmd.OutOrStdout()
 	if !isTerminal(out) {
 		if err := viewer.WriteText(out, st, filter); err != nil {
-			return &exitError{code: 1, msg: "mcpsnoop open: " + err.Error()}
+			// A full disk or a closed pipe: the stream did not get out.
+			return openFail("writing the stream to standard output: %v", err)
 		}
 		return nil
 	}

@@ -178,7 +178,11 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 	if logPath, err = filepath.Abs(logPath); err != nil {
 		return verifyFail("replay log: %v", err)
 	}
-	if same := sameAsInput(logPath, []capture.Input{in}, nil); same != "" {
+	logTarget, err := atomicfile.Resolve(logPath, false)
+	if err != nil {
+		return verifyFail("replay log: %v", err)
+	}
+	if same := sameAsInput(logTarget, []capture.Input{in}, nil); same != "" {
 		if o.replayLog == "" {
 			return verifyFail("the default replay log %s is the recording itself; name another with --replay-log", logPath)
 		}
@@ -252,7 +256,7 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 			return verifyFail("--update: %s; %s is left as it was (the replay is in %s)", termsafe.Clean(err.Error(), false), rec.Source, res.Log)
 		}
 	}
-	if err := writeVerifyReports(cmd.OutOrStdout(), format, o, v); err != nil {
+	if err := writeVerifyReports(cmd.OutOrStdout(), stdStreams(cmd), format, o, v); err != nil {
 		return verifyFail("%v", err)
 	}
 	if o.update {
@@ -294,7 +298,7 @@ func verifyInput(arg string) (capture.Input, error) {
 	if info, err := os.Stat(arg); err == nil && info.IsDir() {
 		return capture.Input{}, fmt.Errorf("%s: is a directory; name one recording", arg)
 	}
-	ins, err := resolveInputs([]string{arg})
+	ins, err := resolveInputs([]string{arg}, nil)
 	if err != nil {
 		return capture.Input{}, err
 	}
@@ -304,26 +308,35 @@ func verifyInput(arg string) (capture.Input, error) {
 // checkVerifyOutputs refuses a report file that is the recording, or two
 // reports in one file.
 func checkVerifyOutputs(o verifyOptions, in capture.Input) error {
-	seen := map[string]string{}
+	type seenFile struct {
+		flag string
+		t    atomicfile.Target
+	}
+	var seen []seenFile
 	for _, out := range []struct{ flag, path string }{{"--json", o.jsonPath}, {"--junit", o.junitPath}, {"--sarif", o.sarifPath}} {
 		if out.path == "" {
 			continue
 		}
-		if same := sameAsInput(out.path, []capture.Input{in}, nil); same != "" {
+		t, err := atomicfile.Resolve(out.path, false)
+		if err != nil {
+			return fmt.Errorf("%s: %w", out.flag, err)
+		}
+		if same := sameAsInput(t, []capture.Input{in}, nil); same != "" {
 			return fmt.Errorf("%s %s would overwrite the recording %s", out.flag, out.path, same)
 		}
-		abs, _ := filepath.Abs(out.path)
-		if other, dup := seen[abs]; dup {
-			return fmt.Errorf("%s and %s both name %s; give each report its own file", other, out.flag, out.path)
+		for _, other := range seen {
+			if atomicfile.Same(other.t, t) {
+				return fmt.Errorf("%s and %s both name %s; give each report its own file", other.flag, out.flag, out.path)
+			}
 		}
-		seen[abs] = out.flag
+		seen = append(seen, seenFile{out.flag, t})
 	}
 	return nil
 }
 
 // writeVerifyReports renders every report before writing any, so a
 // failure leaves neither a partial file nor anything on stdout.
-func writeVerifyReports(stdout io.Writer, format string, o verifyOptions, v *replay.Verification) error {
+func writeVerifyReports(stdout io.Writer, std atomicfile.Options, format string, o verifyOptions, v *replay.Verification) error {
 	sarifOpts := sarif.Options{Version: appVersion()}
 	render := map[string]func(io.Writer) error{
 		"text":  v.WriteText,
@@ -346,7 +359,7 @@ func writeVerifyReports(stdout io.Writer, format string, o verifyOptions, v *rep
 		}
 		files = append(files, atomicfile.File{Path: f.path, Data: buf.Bytes(), Perm: 0o644})
 	}
-	if err := atomicfile.WriteAll(files); err != nil {
+	if err := atomicfile.WriteAll(files, std); err != nil {
 		return err
 	}
 	_, err := stdout.Write(out.Bytes())
