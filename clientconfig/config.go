@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 )
 
 // InputError is a mistake the user can fix on the command line: a server
@@ -153,7 +154,9 @@ func (d *doc) server(name string) (member, *entry, error) {
 		if d.key == "" || len(d.servers) == 0 {
 			return member{}, nil, inputErrorf("no server %q: the config lists no servers under %s", name, d.keysText())
 		}
-		return member{}, nil, inputErrorf("no server %q under %q (servers: %s)", name, d.key, strings.Join(d.names(), ", "))
+		// The names come from the file, which may come with a cloned
+		// repository: escaped for the terminal the message goes to.
+		return member{}, nil, inputErrorf("no server %q under %q (servers: %s)", name, d.key, termsafe.Clean(strings.Join(d.names(), ", "), false))
 	}
 	e, err := decodeEntry(name, d.view[m.valStart:m.valEnd])
 	return m, e, err
@@ -179,9 +182,10 @@ func decodeEntry(name string, raw []byte) (*entry, error) {
 	}
 	remote := func(detail string) error {
 		if url != "" {
-			return &InputError{URL: url, msg: fmt.Sprintf("server %q is a remote server (url %s); only servers started from a command can be wrapped", name, url)}
+			// The url is the file's: escaped, as the names are.
+			return &InputError{URL: url, msg: fmt.Sprintf("server %q is a remote server (url %s); only servers started from a command can be wrapped", name, termsafe.Clean(url, false))}
 		}
-		return inputErrorf("server %q is not a stdio server (%s); only servers started from a command can be wrapped", name, detail)
+		return inputErrorf("server %q is not a stdio server (%s); only servers started from a command can be wrapped", name, termsafe.Clean(detail, false))
 	}
 	if t, ok := fields["type"]; ok {
 		var typ string

@@ -150,6 +150,11 @@ func TestWrapErrors(t *testing.T) {
 		{"no servers", `{"mcpServers":{}}`, `no server "fs": the config lists no servers under "mcpServers" or "servers"`, true},
 		{"remote server", `{"mcpServers":{"fs":{"url":"https://example.com/mcp"}}}`, `server "fs" is a remote server (url https://example.com/mcp); only servers started from a command can be wrapped`, true},
 		{"typed remote server", `{"servers":{"fs":{"type":"http","url":"http://127.0.0.1:9/mcp"}}}`, `server "fs" is a remote server (url http://127.0.0.1:9/mcp); only servers started from a command can be wrapped`, true},
+		// A config comes with a cloned repository: what it says is escaped
+		// before it reaches a terminal (ESC, a bidi override).
+		{"remote server, hostile url", `{"mcpServers":{"fs":{"url":"https://e.example/\u001b[31mred\u202e"}}}`, `server "fs" is a remote server (url https://e.example/\x1b[31mred\u202e); only servers started from a command can be wrapped`, true},
+		{"unknown server, hostile names", `{"mcpServers":{"b\u001b[2J":{"command":"x"}}}`, `no server "fs" under "mcpServers" (servers: b\x1b[2J)`, true},
+		{"hostile type", "{\"mcpServers\":{\"fs\":{\"type\":\"http\u202e\",\"command\":\"x\"}}}", `server "fs" is not a stdio server (type "http\u202e"); only servers started from a command can be wrapped`, true},
 		{"typed server with a command", `{"mcpServers":{"fs":{"type":"http","command":"x"}}}`, `server "fs" is not a stdio server (type "http"); only servers started from a command can be wrapped`, true},
 		{"no command", `{"mcpServers":{"fs":{"args":["x"]}}}`, `server "fs" is not a stdio server (it has no command); only servers started from a command can be wrapped`, true},
 		{"not JSON", `{"mcpServers":`, "not valid JSON: unexpected end of JSON input", false},

@@ -71,7 +71,7 @@ func callFailure(c *replay.CallVerdict) string {
 	if c.Outcome != replay.OutcomeSame {
 		what := replay.OutcomeLabel(c.Outcome)
 		switch c.Outcome {
-		case replay.OutcomeErrorNow, replay.OutcomeTimeout:
+		case replay.OutcomeErrorNow, replay.OutcomeTimeout, replay.OutcomeFailed:
 			what += fmt.Sprintf(" (%s -> %s)", c.Before, c.After)
 		}
 		parts = append(parts, what)
@@ -91,19 +91,12 @@ func callDetail(c *replay.CallVerdict, msg string) string {
 	var b strings.Builder
 	b.WriteString(msg)
 	for _, ch := range c.Changes {
-		fmt.Fprintf(&b, "\n%s: %s -> %s", ch.Path, orAbsent(ch.Before), orAbsent(ch.After))
+		b.WriteString("\n" + ch.String())
 	}
 	if more := c.ChangesTotal - len(c.Changes); more > 0 {
 		fmt.Fprintf(&b, "\n... and %d more", more)
 	}
 	return b.String()
-}
-
-func orAbsent(s string) string {
-	if s == "" {
-		return "(absent)"
-	}
-	return s
 }
 
 func durationText(ms *float64) string {

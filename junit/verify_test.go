@@ -30,6 +30,7 @@ func verification() *replay.Verification {
 			{Line: 13, Method: "tools/call", Name: "lookup", Arguments: `{}`, Outcome: replay.OutcomeNotOffered, Reason: `the replayed tools/list no longer lists tool "lookup"`, Regression: true},
 			{Line: 15, Method: "tools/call", Name: "delete_item", Arguments: `{}`, Outcome: replay.OutcomeNotReplayed, Reason: "--all replays it"},
 			{Line: 17, Method: "tools/call", Name: "wait", Arguments: `{}`, Outcome: replay.OutcomeTimeout, Before: "ok", After: "call_cancelled", Reason: "no answer within the call timeout", Regression: true},
+			{Line: 19, Method: "tools/call", Name: "crash", Arguments: `{}`, Outcome: replay.OutcomeFailed, Before: "ok", After: "pending", Reason: "the server closed its stdout (it exited or crashed)", Regression: true},
 		},
 	}
 }
@@ -69,8 +70,11 @@ func TestWriteVerifyGolden(t *testing.T) {
 	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Tests != 8 || doc.Failures != 6 || doc.Skipped != 1 || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 8 {
+	if doc.Tests != 9 || doc.Failures != 7 || doc.Skipped != 1 || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 9 {
 		t.Fatalf("counts: tests %d failures %d skipped %d", doc.Tests, doc.Failures, doc.Skipped)
+	}
+	if c := doc.Suites[0].Cases[8]; c.Failure == nil || c.Failure.Type != "mcpsnoop.verify.failed" {
+		t.Errorf("crash case %+v: a call that got no answer is not a timeout", c)
 	}
 	if c := doc.Suites[0].Cases[2]; c.Name != "server-1-abc/line 7 tools/call add" || c.Failure == nil || c.Failure.Type != "mcpsnoop.verify.changed" || c.Time != "0.001" {
 		t.Errorf("add case %+v", c)

@@ -31,9 +31,10 @@ func inputRequired(msg json.RawMessage) (inputResult, bool) {
 
 // inputAnswers answers one MRTR round from the recording: each key the
 // server asks is answered with what the recorded client sent for that key
-// in the same round, else in any round. A question with no recorded answer
-// is declined: an elicitation with action decline, anything else by ending
-// the call (why says so).
+// in the same round, else in any round, never from a retry that redaction
+// changed at capture. A question with no recorded answer, or only a
+// redacted one, is declined: an elicitation with action decline, anything
+// else by ending the call (why says so).
 func (s *session) inputAnswers(r *Request, round int, asked map[string]inputRequest) (map[string]json.RawMessage, string) {
 	keys := make([]string, 0, len(asked))
 	for k := range asked {
@@ -42,14 +43,19 @@ func (s *session) inputAnswers(r *Request, round int, asked map[string]inputRequ
 	sort.Strings(keys)
 	out := map[string]json.RawMessage{}
 	for _, k := range keys {
-		if a, ok := recordedInput(r, round, k); ok {
+		a, ok, redacted := recordedInput(r, round, k)
+		if ok {
 			out[k] = a
 			continue
 		}
 		q := asked[k]
-		s.decline(fmt.Sprintf("%s %q (%s of %s): no recorded answer", q.Method, k, ordinal(round+1), describe(r)))
+		missing, holds := "no recorded answer", "which the recording holds no answer to"
+		if redacted {
+			missing, holds = "the recorded answer was redacted at capture", "whose recorded answer was redacted at capture"
+		}
+		s.decline(fmt.Sprintf("%s %q (%s of %s): %s", q.Method, k, ordinal(round+1), describe(r), missing))
 		if q.Method != "elicitation/create" {
-			return nil, fmt.Sprintf("the server asked for %s (input %q), which the recording holds no answer to; the replay declined and ended the call", q.Method, k)
+			return nil, fmt.Sprintf("the server asked for %s (input %q), %s; the replay declined and ended the call", q.Method, k, holds)
 		}
 		out[k] = json.RawMessage(`{"action":"decline"}`)
 	}
@@ -57,42 +63,57 @@ func (s *session) inputAnswers(r *Request, round int, asked map[string]inputRequ
 }
 
 // recordedInput is the recorded answer to input key, from the same round
-// when it holds one, else from the nearest other round.
-func recordedInput(r *Request, round int, key string) (json.RawMessage, bool) {
+// when it holds one, else from the first other round that does; rounds
+// redaction changed are passed over (redacted says one held the key).
+func recordedInput(r *Request, round int, key string) (answer json.RawMessage, ok, redacted bool) {
+	usable := func(i int) (json.RawMessage, bool) {
+		a, ok := r.Rounds[i][key]
+		if ok && i < len(r.roundsRedacted) && r.roundsRedacted[i] {
+			redacted = true
+			return nil, false
+		}
+		return a, ok
+	}
 	if round < len(r.Rounds) {
-		if a, ok := r.Rounds[round][key]; ok {
-			return a, true
+		if a, ok := usable(round); ok {
+			return a, true, false
 		}
 	}
-	for _, rr := range r.Rounds {
-		if a, ok := rr[key]; ok {
-			return a, true
+	for i := range r.Rounds {
+		if a, ok := usable(i); ok {
+			return a, true, false
 		}
 	}
-	return nil, false
+	return nil, false, redacted
 }
 
 // answer is the reply to a request the server sent (before Modern: an
 // elicitation, a sampling request, roots/list, ping): the recorded
 // client's next answer to that method, addressed to id. A ping needs no
-// recording; anything else without one is declined and reported.
+// recording; anything else without one, or whose recorded answer
+// redaction changed at capture (its placeholders are never sent), is
+// declined and reported.
 func (s *session) answer(id json.RawMessage, method string) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	missing, holds := "no recorded answer", "the recording holds no answer to "+method
 	if q := s.answers[method]; len(q) > 0 {
 		s.answers[method] = q[1:]
-		return withID(q[0], id)
+		if !q[0].redacted {
+			return withID(q[0].msg, id)
+		}
+		missing, holds = "the recorded answer was redacted at capture", "the recorded answer to "+method+" was redacted at capture"
 	}
 	switch method {
 	case "ping":
-		return response(id, json.RawMessage(`{}`), nil)
+		return response(id, json.RawMessage(`{}`), nil) // nothing to hide in an empty result
 	case "elicitation/create":
-		s.res.Declined = append(s.res.Declined, "elicitation/create: no recorded answer, declined")
+		s.res.Declined = append(s.res.Declined, "elicitation/create: "+missing+", declined")
 		return response(id, json.RawMessage(`{"action":"decline"}`), nil)
 	}
-	s.res.Declined = append(s.res.Declined, method+": no recorded answer, refused")
+	s.res.Declined = append(s.res.Declined, method+": "+missing+", refused")
 	return response(id, nil, encode(map[string]any{
-		"code": -32601, "message": "mcpsnoop replay: the recording holds no answer to " + method,
+		"code": -32601, "message": "mcpsnoop replay: " + holds,
 	}))
 }
 

@@ -70,6 +70,19 @@ type Change struct {
 	After  string `json:"after,omitempty"`
 }
 
+// String is the change as every report writes it: `path: before -> after`,
+// a side without the value reading (absent).
+func (c Change) String() string {
+	return c.Path + ": " + orAbsent(c.Before) + " -> " + orAbsent(c.After)
+}
+
+func orAbsent(s string) string {
+	if s == "" {
+		return "(absent)"
+	}
+	return s
+}
+
 // maxChanges is how many changes a comparison lists; the rest are counted.
 const maxChanges = 10
 

@@ -17,8 +17,9 @@
 //     both through mcpsnoop's own capture (the stdio shim, the HTTP proxy),
 //     so every replay is itself a session log.
 //   - compare.go and verify.go turn a replay into a Verification: per call
-//     same, changed, error now, ok now, slower, timed out, not offered or
-//     not replayed, judged by the rules of package diff.
+//     same, changed, error now, ok now, slower, timed out, failed (no
+//     answer for another reason), not offered or not replayed, judged by
+//     the rules of package diff.
 //
 // Nothing here prints to a terminal or decides exit codes; report.go renders
 // the text and JSON forms, and packages junit and sarif the others.

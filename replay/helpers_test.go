@@ -77,10 +77,17 @@ func withTimeout(t *testing.T) context.Context {
 // newest revision (2026-07-28).
 func record(t *testing.T, server, version string, script func(context.Context, *testing.T, *mcp.ClientSession)) string {
 	t.Helper()
+	return recordWith(t, nil, server, version, script)
+}
+
+// recordWith is record with more shim flags (--redact-*).
+func recordWith(t *testing.T, shimArgs []string, server, version string, script func(context.Context, *testing.T, *mcp.ClientSession)) string {
+	t.Helper()
 	shim, _, _ := programs(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "recording.jsonl")
-	cmd := exec.Command(shim, "--trace-file", path, "--label", "replayserver", "--", server)
+	args := append([]string{"--trace-file", path, "--label", "replayserver"}, shimArgs...)
+	cmd := exec.Command(shim, append(args, "--", server)...)
 	cmd.Env = append(os.Environ(), "MCPSNOOP_HOME="+t.TempDir())
 	client := mcp.NewClient(&mcp.Implementation{Name: "recorder", Version: "1.0.0"}, &mcp.ClientOptions{
 		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {

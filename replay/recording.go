@@ -49,8 +49,8 @@ type Recording struct {
 	// modern is set when the session shows the Modern revision.
 	modern bool
 	// answers are the client's recorded answers to server requests, by
-	// method, in order (the whole response message).
-	answers map[string][]json.RawMessage
+	// method, in order.
+	answers map[string][]recordedAnswer
 	// listing is the recorded tool listing: every tool of the last
 	// tools/list, pages together.
 	listing  map[string]tooldef.Tool
@@ -62,6 +62,14 @@ type Recording struct {
 	calls    map[string]checker.CallRecord
 	report   *checker.SessionReport
 	sessions int // sessions in the log
+}
+
+// recordedAnswer is the client's answer to a server request: the whole
+// response message, and whether redaction changed it at capture (its
+// placeholders are then never sent).
+type recordedAnswer struct {
+	msg      json.RawMessage
+	redacted bool
 }
 
 // callKey names a call by its first request's raw id and timestamp.
@@ -95,12 +103,22 @@ type Request struct {
 	// Rounds are the inputResponses the client sent on each MRTR retry,
 	// in order.
 	Rounds []map[string]json.RawMessage
+	// roundsRedacted says which retries redaction changed at capture:
+	// their inputResponses are never sent.
+	roundsRedacted []bool
 
 	parked     bool   // its last answer was input_required
 	issued     string // the requestState of that answer
 	issuedSet  bool
 	retryLines []int
 	retrySeqs  []uint64
+	// lastID is the id of the last request of the call (its last MRTR
+	// retry), the one its final answer answers; lastTS is when it was
+	// sent. answerLines are the lines of every answer (input_required
+	// ones included).
+	lastID      json.RawMessage
+	lastTS      time.Time
+	answerLines []int
 }
 
 // Notification reports whether the message has no id.
@@ -132,7 +150,7 @@ func (m *message) hasID() bool { return len(m.ID) > 0 }
 // Load reads the session sessionID ("" for the first) of the log in.
 func Load(in capture.Input, stdin io.Reader, sessionID string) (*Recording, error) {
 	rec := &Recording{Source: in.Name, Path: in.Path, SessionID: sessionID,
-		answers: map[string][]json.RawMessage{}, listing: map[string]tooldef.Tool{}, capsUsed: map[string]bool{},
+		answers: map[string][]recordedAnswer{}, listing: map[string]tooldef.Tool{}, capsUsed: map[string]bool{},
 		calls: map[string]checker.CallRecord{}}
 	b := &builder{rec: rec, open: map[string]*Request{}, serverReqs: map[string]string{}}
 	eng := checker.New(checker.Config{OnCall: func(c checker.CallRecord) {
@@ -225,6 +243,7 @@ func (b *builder) frame(f *capture.Frame, line int) {
 			if f.Status != 0 && len(f.ReplyTo) > 0 {
 				if r := b.open[key(f.ReplyTo, f.ConnID)]; r != nil {
 					r.Answer = &Answer{Seq: f.Seq, Line: line, TS: f.TS, Status: f.Status, Text: f.Text}
+					r.answerLines = append(r.answerLines, line)
 					r.parked = false
 				}
 			}
@@ -264,14 +283,17 @@ func (b *builder) clientMessage(f *capture.Frame, raw []byte, line int, first bo
 		if m.hasID() {
 			r.ID = m.ID
 		}
+		r.lastID, r.lastTS = r.ID, r.TS
 		if first {
 			r.Headers = f.McpParamHeaders
 		}
 		if !r.Notification() {
 			if root := b.retryOf(r); root != nil {
 				root.Rounds = append(root.Rounds, inputResponses(r.Params))
+				root.roundsRedacted = append(root.roundsRedacted, r.Redacted)
 				root.retryLines = append(root.retryLines, line)
 				root.retrySeqs = append(root.retrySeqs, f.Seq)
+				root.lastID, root.lastTS = r.ID, r.TS
 				root.parked = false
 				b.open[key(r.ID, r.ConnID)] = root
 				return
@@ -293,7 +315,7 @@ func (b *builder) clientMessage(f *capture.Frame, raw []byte, line int, first bo
 		k := key(m.ID, f.ConnID)
 		if method, ok := b.serverReqs[k]; ok {
 			delete(b.serverReqs, k)
-			rec.answers[method] = append(rec.answers[method], json.RawMessage(bytes.Clone(raw)))
+			rec.answers[method] = append(rec.answers[method], recordedAnswer{msg: json.RawMessage(bytes.Clone(raw)), redacted: f.Redacted})
 		}
 	}
 }
@@ -313,6 +335,7 @@ func (b *builder) serverMessage(f *capture.Frame, raw []byte, line int) {
 			return
 		}
 		r.Answer = &Answer{Seq: f.Seq, Line: line, TS: f.TS, Message: json.RawMessage(bytes.Clone(raw)), Status: f.Status}
+		r.answerLines = append(r.answerLines, line)
 		var res struct {
 			ResultType    string                     `json:"resultType"`
 			RequestState  *string                    `json:"requestState"`

@@ -32,7 +32,7 @@ func (v *Verification) Verdict() string {
 // outcomeLabels name the outcomes in the text report.
 var outcomeLabels = map[string]string{
 	OutcomeSame: "same", OutcomeChanged: "changed", OutcomeErrorNow: "error now", OutcomeOKNow: "ok now",
-	OutcomeTimeout: "timed out", OutcomeNotOffered: "not offered", OutcomeNotReplayed: "not replayed",
+	OutcomeTimeout: "timed out", OutcomeFailed: "failed", OutcomeNotOffered: "not offered", OutcomeNotReplayed: "not replayed",
 }
 
 // OutcomeLabel is how reports name an outcome ("error now").
@@ -74,6 +74,7 @@ func (v *Verification) Summary() string {
 		add(v.changedAnswers(), "changed")
 		add(v.Count(OutcomeErrorNow), "error now")
 		add(v.Count(OutcomeTimeout), "timed out")
+		add(v.Count(OutcomeFailed), "failed")
 		add(slower, "slower")
 		add(v.Count(OutcomeNotOffered), "not offered")
 		add(regressedTools, plural(regressedTools, "tool change", "tool changes"))
@@ -130,7 +131,7 @@ func (v *Verification) WriteText(w io.Writer) error {
 	for _, c := range v.Calls {
 		head := fmt.Sprintf("  %s: line %d %s", OutcomeLabel(c.Outcome), c.Line, c.Subject())
 		switch c.Outcome {
-		case OutcomeErrorNow, OutcomeOKNow, OutcomeTimeout:
+		case OutcomeErrorNow, OutcomeOKNow, OutcomeTimeout, OutcomeFailed:
 			head += fmt.Sprintf(" (%s -> %s)", c.Before, c.After)
 		}
 		if c.Reason != "" {
@@ -138,7 +139,7 @@ func (v *Verification) WriteText(w io.Writer) error {
 		}
 		line("%s", head)
 		for _, ch := range c.Changes {
-			line("      %s: %s -> %s", ch.Path, orAbsent(ch.Before), orAbsent(ch.After))
+			line("      %s", ch)
 		}
 		if more := c.ChangesTotal - len(c.Changes); more > 0 {
 			line("      ... and %d more", more)
@@ -171,13 +172,6 @@ func (v *Verification) WriteText(w io.Writer) error {
 	line("%s", v.Summary())
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func orAbsent(s string) string {
-	if s == "" {
-		return "(absent)"
-	}
-	return s
 }
 
 func msText(v *float64) string {

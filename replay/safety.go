@@ -74,6 +74,18 @@ func (rec *Recording) SkipReason(r *Request, all bool, edited json.RawMessage) s
 	return "tool " + strconv.Quote(name) + " is not annotated readOnlyHint, or idempotentHint without destructiveHint; --all replays it"
 }
 
+// InitSkipReason says why the recorded initialize cannot be sent, which
+// stops a replay before its first request ("" when it can, or when there
+// is none). Like any request, one that redaction changed at capture is
+// never sent: its placeholders would reach the server as though a client
+// had sent them.
+func (rec *Recording) InitSkipReason() string {
+	if rec.Init != nil && rec.Init.Redacted {
+		return fmt.Sprintf("the recorded initialize (line %d) was redacted at capture; mcpsnoop does not send its placeholders as though a client had sent them, and a replay cannot start without it", rec.Init.Line)
+	}
+	return ""
+}
+
 // safeAnnotations reports whether a tool's annotations make a replay
 // harmless: read-only, or idempotent and declared not destructive
 // (destructiveHint defaults to true).

@@ -1,12 +1,15 @@
 package replay
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestSkipReason(t *testing.T) {
@@ -128,4 +131,78 @@ func TestComparer(t *testing.T) {
 	if _, err := NewComparer([]string{"$["}, false, false); err == nil || !strings.Contains(err.Error(), `--ignore "$[" is not a JSONPath`) {
 		t.Errorf("bad path: %v", err)
 	}
+}
+
+// noPlaceholderSent fails the test when a frame the replay sent carries
+// redaction's placeholder.
+func noPlaceholderSent(t *testing.T, log string) {
+	t.Helper()
+	for _, f := range framesOf(t, log) {
+		if f.Direction == "c2s" && bytes.Contains(f.Raw, []byte("[REDACTED]")) {
+			t.Errorf("the replay sent a placeholder: %s", f.Raw)
+		}
+	}
+}
+
+// A recorded initialize that redaction changed is never sent: the replay
+// stops before its first request, saying why, and sends nothing.
+func TestReplayStopsOnARedactedInitialize(t *testing.T) {
+	_, v1, _ := programs(t)
+	rec := load(t, recordWith(t, []string{"--redact-value", "^recorder$"}, v1, "2025-11-25", everyTool))
+	if rec.Init == nil || !rec.Init.Redacted || !strings.Contains(string(rec.Init.Params), "[REDACTED]") {
+		t.Fatalf("the recording's initialize is not redacted: %+v", rec.Init)
+	}
+	if why := rec.InitSkipReason(); !strings.Contains(why, "initialize (line 2) was redacted at capture") {
+		t.Errorf("InitSkipReason: %q", why)
+	}
+	res, v := replay(t, rec, nil, Options{All: true})
+	if !strings.Contains(res.Stopped, "the recorded initialize (line 2) was redacted at capture") || v.Verified() != 0 {
+		t.Fatalf("stopped %q, verified %d", res.Stopped, v.Verified())
+	}
+	for _, o := range res.Outcomes {
+		if o.Sent() {
+			t.Errorf("sent after a redacted initialize: %+v", o)
+		}
+	}
+	for _, f := range framesOf(t, res.Log) {
+		if f.Direction == "c2s" {
+			t.Errorf("the replay sent %s", f.Raw)
+		}
+	}
+}
+
+// A server request whose recorded answer redaction changed is declined
+// (an elicitation with decline) and reported, never answered with the
+// placeholder; so is an MRTR round answered by a redacted retry.
+func TestReplayDeclinesRedactedAnswers(t *testing.T) {
+	_, v1, _ := programs(t)
+	redactSeat := []string{"--redact-value", "^window$"}
+
+	rec := load(t, recordWith(t, redactSeat, v1, "2025-11-25", func(ctx context.Context, t *testing.T, cs *mcp.ClientSession) {
+		call(ctx, t, cs, "ask", map[string]any{"text": "Pick a seat"})
+	}))
+	res, v := replay(t, rec, nil, Options{All: true})
+	if len(res.Declined) != 1 || res.Declined[0] != "elicitation/create: the recorded answer was redacted at capture, declined" {
+		t.Errorf("declined %q", res.Declined)
+	}
+	if c := verdicts(v)["ask"]; c.Outcome != OutcomeChanged || len(c.Changes) != 1 || !strings.Contains(c.Changes[0].After, "user said decline") {
+		t.Errorf("ask: %+v", c)
+	}
+	noPlaceholderSent(t, res.Log)
+
+	rec = load(t, recordWith(t, redactSeat, v1, "", func(ctx context.Context, t *testing.T, cs *mcp.ClientSession) {
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		call(ctx, t, cs, "book", map[string]any{"text": "JFK"})
+	}))
+	res, v = replay(t, rec, nil, Options{})
+	if len(res.Declined) != 1 || !strings.Contains(res.Declined[0], `elicitation/create "seat" (2nd round of tools/call "book" at line `) ||
+		!strings.HasSuffix(res.Declined[0], "): the recorded answer was redacted at capture") {
+		t.Errorf("declined %q", res.Declined)
+	}
+	if c := verdicts(v)["book"]; c.Outcome != OutcomeChanged || len(c.Changes) != 1 || c.Changes[0].After != `"booked JFK seat=decline"` {
+		t.Errorf("book: %+v", c)
+	}
+	noPlaceholderSent(t, res.Log)
 }

@@ -83,6 +83,8 @@ type Result struct {
 	Declined []string
 	// Notes are remarks on how the replay was made.
 	Notes []string
+
+	initID json.RawMessage // the id of the replay's initialize, nil when none was sent
 }
 
 // Outcome is one recorded request as it was replayed.
@@ -104,6 +106,8 @@ type Outcome struct {
 	TimedOut bool
 	Rounds   int // MRTR retries sent
 	Elapsed  time.Duration
+
+	lastID json.RawMessage // the replay's last request for it (its last MRTR retry)
 }
 
 // Sent reports whether the request went to the server.
@@ -194,12 +198,20 @@ func Run(ctx context.Context, rec *Recording, t Target, o Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	// The shim runs in the server's directory (the recorded one, for the
+	// recorded command) and the HTTP proxy in this one: a relative log
+	// would be two different files.
+	if t.Log != "" {
+		if t.Log, err = filepath.Abs(t.Log); err != nil {
+			return nil, fmt.Errorf("replay log: %w", err)
+		}
+	}
 	offset, err := prepareLog(t.Log)
 	if err != nil {
 		return nil, err
 	}
 	s := &session{rec: rec, o: o, res: &Result{Log: t.Log, Offset: offset, Target: desc},
-		answers: map[string][]json.RawMessage{}, cursors: map[string]string{}}
+		answers: map[string][]recordedAnswer{}, cursors: map[string]string{}}
 	for m, q := range rec.answers {
 		s.answers[m] = slices.Clone(q)
 	}
@@ -271,8 +283,8 @@ type session struct {
 	conn transport
 	next int
 
-	mu      sync.Mutex                   // guards answers and res.Declined (the stdio reader answers)
-	answers map[string][]json.RawMessage // recorded answers not used yet
+	mu      sync.Mutex                  // guards answers and res.Declined (the stdio reader answers)
+	answers map[string][]recordedAnswer // recorded answers not used yet
 
 	cursors  map[string]string // the live nextCursor of each list method
 	live     map[string]bool   // tools the replayed tools/list lists
@@ -341,6 +353,10 @@ func (s *session) run(ctx context.Context) {
 // recorded initialize with the replay's own clientInfo, then
 // notifications/initialized. It reports false when the replay cannot go on.
 func (s *session) handshake(ctx context.Context) bool {
+	if why := s.rec.InitSkipReason(); why != "" {
+		s.res.Stopped = why
+		return false
+	}
 	params := json.RawMessage(nil)
 	if s.rec.Init != nil {
 		params = s.rec.Init.Params
@@ -360,6 +376,7 @@ func (s *session) handshake(ctx context.Context) bool {
 	defer cancel()
 	x := &exchange{id: s.nextID(), method: "initialize"}
 	x.body = request(x.id, x.method, params)
+	s.res.initID = x.id
 	rep, err := s.conn.call(cctx, x)
 	switch {
 	case err != nil && cctx.Err() != nil:
@@ -412,6 +429,7 @@ func (s *session) call(ctx context.Context, out *Outcome, method, name string, p
 	x.body = request(x.id, method, params)
 	out.ID = x.id
 	for {
+		out.lastID = x.id
 		rep, err := s.conn.call(cctx, x)
 		if err != nil {
 			var stop *stopError

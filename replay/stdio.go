@@ -166,25 +166,38 @@ func (s *stdioConn) goneReason() string {
 }
 
 // close ends the session as a client does: stdin closed, then a SIGTERM
-// through the shim (which passes it on), then a kill.
+// through the shim (which passes it on), then a kill. The shim is reaped
+// only once the reader has taken everything it wrote (Wait closes
+// stdout, and what is unread by then is lost), or once it was killed; the
+// reader has stopped when close returns, so nothing writes to the result
+// after Run.
 func (s *stdioConn) close() error {
 	s.stdin.Close()
+	killed := make(chan struct{})
 	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
+	go func() {
+		select {
+		case <-s.gone:
+		case <-killed:
+		}
+		done <- s.cmd.Wait()
+	}()
+	var err error
 	select {
-	case err := <-done:
-		return exitNote(err)
+	case err = <-done:
 	case <-time.After(stdioExitWait):
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err = <-done:
+		case <-time.After(stdioTermWait):
+			_ = s.cmd.Process.Kill()
+			close(killed)
+			<-done
+			err = errors.New("the server did not exit after its stdin closed and a SIGTERM; it was killed")
+		}
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-done:
-		return exitNote(err)
-	case <-time.After(stdioTermWait):
-	}
-	_ = s.cmd.Process.Kill()
-	<-done
-	return errors.New("the server did not exit after its stdin closed and a SIGTERM; it was killed")
+	<-s.gone // Wait closed stdout, so the reader is done
+	return exitNote(err)
 }
 
 // exitNote reports a server that exited with a failure status.

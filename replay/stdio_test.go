@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -190,7 +191,7 @@ func TestReplayAnswersServerRequests(t *testing.T) {
 		t.Fatalf("ask: %+v, declined %v", c, res.Declined)
 	}
 
-	rec.answers = map[string][]json.RawMessage{} // as if the client's answer was never recorded
+	rec.answers = map[string][]recordedAnswer{} // as if the client's answer was never recorded
 	res, v = replay(t, rec, nil, Options{All: true})
 	c := verdicts(v)["ask"]
 	if c.Outcome != OutcomeChanged || len(res.Declined) != 1 || !strings.Contains(res.Declined[0], "elicitation/create") {
@@ -232,5 +233,84 @@ func TestReplayCallTimeout(t *testing.T) {
 	}
 	if !cancelled {
 		t.Error("the timed-out call was not cancelled on the wire")
+	}
+}
+
+// A server that exits in the middle of a call: that call failed, not
+// timed out (it got no answer, and not for want of time), with the end of
+// the server's stderr; the calls after it are not replayed; every report
+// form says failed.
+func TestReplayServerExitsMidCall(t *testing.T) {
+	_, v1, _ := programs(t)
+	rec := load(t, record(t, v1, "2025-11-25", func(ctx context.Context, t *testing.T, cs *mcp.ClientSession) {
+		call(ctx, t, cs, "echo", map[string]any{"text": "before"})
+		call(ctx, t, cs, "add", map[string]any{"a": 1, "b": 2})
+		call(ctx, t, cs, "echo", map[string]any{"text": "after"})
+	}))
+	t.Setenv("REPLAYSERVER_EXIT_ON", "add")
+	res, v := replay(t, rec, nil, Options{All: true, CallTimeout: time.Hour})
+	if !strings.Contains(res.Stopped, "closed its stdout") {
+		t.Errorf("stopped: %q", res.Stopped)
+	}
+	if len(v.Calls) != 3 {
+		t.Fatalf("calls %+v", v.Calls)
+	}
+	before, add, after := v.Calls[0], v.Calls[1], v.Calls[2]
+	if before.Outcome != OutcomeSame || after.Outcome != OutcomeNotReplayed {
+		t.Errorf("around the crash: %+v, %+v", before, after)
+	}
+	if add.Outcome != OutcomeFailed || !add.Regression || add.Before != "ok" || add.After != "pending" ||
+		!strings.Contains(add.Reason, "closed its stdout") || !strings.Contains(add.Reason, "replayserver: exiting on add") {
+		t.Errorf("add: %+v", add)
+	}
+	if v.Count(OutcomeTimeout) != 0 || v.Verdict() != VerdictRegressed {
+		t.Errorf("timeouts %d, verdict %s", v.Count(OutcomeTimeout), v.Verdict())
+	}
+	var text, js bytes.Buffer
+	if err := v.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  failed: line ", `tools/call add {"a":1,"b":2} (ok -> pending): the server closed its stdout`, "verify failed: 1 failed\n"} {
+		if !strings.Contains(text.String(), want) || strings.Contains(text.String(), "timed out") {
+			t.Errorf("text report lacks %q or says timed out:\n%s", want, text.String())
+		}
+	}
+	var doc struct {
+		Counts map[string]int `json:"counts"`
+		Calls  []struct {
+			Outcome string `json:"outcome"`
+		} `json:"calls"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || doc.Counts["failed"] != 1 || doc.Counts["timeout"] != 0 || doc.Calls[1].Outcome != "failed" {
+		t.Errorf("json (%v):\n%s", err, js.String())
+	}
+}
+
+// The server's last messages are read before the replay ends: a request
+// it writes after its stdin closed reaches the replay (declined, with no
+// recorded answer, and reported) and its log, and nothing writes to the
+// result once Run has returned (run with -race).
+func TestReplayReadsTheServerToTheEnd(t *testing.T) {
+	_, v1, _ := programs(t)
+	rec := load(t, record(t, v1, "2025-11-25", func(ctx context.Context, t *testing.T, cs *mcp.ClientSession) {
+		call(ctx, t, cs, "echo", map[string]any{"text": "hi"})
+	}))
+	t.Setenv("REPLAYSERVER_LATE_REQUEST", "1")
+	for range 3 {
+		res, v := replay(t, rec, nil, Options{All: true})
+		declined := append([]string(nil), res.Declined...)
+		if len(declined) != 1 || declined[0] != "roots/list: no recorded answer, refused" || len(v.Declined) != 1 {
+			t.Fatalf("declined %q (verification %q)", declined, v.Declined)
+		}
+		late := false
+		for _, f := range framesOf(t, res.Log) {
+			late = late || f.Direction == "s2c" && bytes.Contains(f.Raw, []byte(`"late-1"`))
+		}
+		if !late {
+			t.Error("the late request is not in the replay log")
+		}
 	}
 }

@@ -12,16 +12,19 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 	"github.com/mcpsnoop/mcpsnoop/diff"
-	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 )
 
-// What a verified call came to.
+// What a verified call came to. OutcomeTimeout is a call that got no
+// answer within the call timeout; OutcomeFailed one that got none for
+// another reason (the server exited or closed its stdout, the HTTP
+// exchange failed, an event stream ended before the answer).
 const (
 	OutcomeSame        = "same"
 	OutcomeChanged     = "changed"
 	OutcomeErrorNow    = "error_now"
 	OutcomeOKNow       = "ok_now"
 	OutcomeTimeout     = "timeout"
+	OutcomeFailed      = "failed"
 	OutcomeNotOffered  = "not_offered"
 	OutcomeNotReplayed = "not_replayed"
 )
@@ -256,8 +259,13 @@ func judge(rec *Recording, out *Outcome, replayed map[string]checker.CallRecord,
 		c.Reason = "no answer within the call timeout"
 	case worse && c.After == "error":
 		c.Outcome = OutcomeErrorNow
-	case worse:
-		c.Outcome = OutcomeTimeout
+	case worse || out.Answer == nil && out.Status == 0:
+		// No answer, and not for want of time: the server is gone, or the
+		// exchange failed (out.Failure says how).
+		c.Outcome = OutcomeFailed
+		if c.Reason == "" {
+			c.Reason = "no answer reached the replay log"
+		}
 	case better:
 		c.Outcome = OutcomeOKNow
 	case r.Method == "tools/list":
@@ -277,7 +285,7 @@ func judge(rec *Recording, out *Outcome, replayed map[string]checker.CallRecord,
 		}
 	}
 	c.Regression = d.Regressed() || c.Outcome == OutcomeChanged && (r.Method != "tools/list" || listingRegressed) ||
-		c.Outcome == OutcomeTimeout || c.Outcome == OutcomeErrorNow
+		c.Outcome == OutcomeTimeout || c.Outcome == OutcomeFailed || c.Outcome == OutcomeErrorNow
 	return c
 }
 
@@ -303,19 +311,11 @@ func readReplay(res *Result) (map[string]checker.CallRecord, checker.ToolListing
 	if res.SessionID == "" {
 		return calls, listing, nil // nothing reached the log
 	}
-	f, err := os.Open(res.Log)
-	if err != nil {
-		return nil, listing, fmt.Errorf("replay log: %w", err)
-	}
-	defer f.Close()
-	if _, err := f.Seek(res.Offset, io.SeekStart); err != nil {
-		return nil, listing, fmt.Errorf("replay log: %w", err)
-	}
 	eng := checker.New(checker.Config{
 		Sessions: map[string]bool{res.SessionID: true},
 		OnCall:   func(c checker.CallRecord) { calls[c.ID] = c },
 	})
-	err = capture.ReadLog(f, res.Log, func(fr *capture.Frame, line int) bool {
+	err := res.readLog(func(fr *capture.Frame, line int) bool {
 		return eng.Ingest(fr, checker.Position{Path: res.Log, Name: res.Log, Line: line})
 	}, eng.TornTail)
 	if err != nil {
@@ -327,18 +327,9 @@ func readReplay(res *Result) (map[string]checker.CallRecord, checker.ToolListing
 	return calls, listing, nil
 }
 
-// Update replaces the recording's log with the replay's frames (through a
-// temporary file renamed into place). It refuses a recording read from
-// standard input or one whose log holds other sessions too.
-func Update(rec *Recording, res *Result) error {
-	switch {
-	case rec.Path == "":
-		return fmt.Errorf("--update rewrites the recording, which needs it as a file, not %s", rec.Source)
-	case rec.sessions > 1:
-		return fmt.Errorf("--update rewrites a log of one session; %s holds %d", rec.Source, rec.sessions)
-	case res.SessionID == "":
-		return fmt.Errorf("--update: the replay wrote nothing to %s", res.Log)
-	}
+// readLog reads the replay's frames in its log (those from Offset on)
+// with capture.ReadLog.
+func (res *Result) readLog(each func(*capture.Frame, int) bool, lost func()) error {
 	f, err := os.Open(res.Log)
 	if err != nil {
 		return fmt.Errorf("replay log: %w", err)
@@ -347,18 +338,7 @@ func Update(rec *Recording, res *Result) error {
 	if _, err := f.Seek(res.Offset, io.SeekStart); err != nil {
 		return fmt.Errorf("replay log: %w", err)
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return fmt.Errorf("replay log: %w", err)
-	}
-	perm := os.FileMode(0o644)
-	if info, err := os.Stat(rec.Path); err == nil {
-		perm = info.Mode().Perm()
-	}
-	if err := atomicfile.Write(rec.Path, data, perm); err != nil {
-		return fmt.Errorf("%s: %w", rec.Path, err)
-	}
-	return nil
+	return capture.ReadLog(f, res.Log, each, lost)
 }
 
 func nonNil[T any](s []T) []T {

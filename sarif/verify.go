@@ -19,6 +19,7 @@ const (
 	RuleVerifyChanged     = "mcpsnoop/verify-changed"
 	RuleVerifyErrorNow    = "mcpsnoop/verify-error-now"
 	RuleVerifyTimeout     = "mcpsnoop/verify-timeout"
+	RuleVerifyFailed      = "mcpsnoop/verify-failed"
 	RuleVerifySlower      = "mcpsnoop/verify-slower"
 	RuleVerifyNotOffered  = "mcpsnoop/verify-not-offered"
 	RuleVerifyTools       = "mcpsnoop/verify-tools"
@@ -43,6 +44,12 @@ var verifyRules = []rule{
 		short: "A replayed call got no answer in time",
 		full:  "The recorded call was answered; replayed against the new build it got no answer within --call-timeout, and the replay cancelled it and went on.",
 		help:  "Find out why the server hangs on this call. If it only needs longer, raise --call-timeout.",
+	},
+	{
+		id: RuleVerifyFailed, name: "CallFailed",
+		short: "A replayed call got no answer",
+		full:  "The recorded call was answered; replayed against the new build it got no answer, and not for want of time: the server exited or closed its stdout, the HTTP exchange failed, or the event stream ended before the answer. The message says which.",
+		help:  "Read the end of the server's stderr in the replay log named in the report (open it with mcpsnoop open): a crash on this call, or on the one before it, is the usual cause.",
 	},
 	{
 		id: RuleVerifySlower, name: "CallSlower",
@@ -151,12 +158,18 @@ func callFindings(c *replay.CallVerdict) []verifyFinding {
 		out = append(out, verifyFinding{RuleVerifyErrorNow, "error", msg})
 	case c.Outcome == replay.OutcomeTimeout:
 		out = append(out, verifyFinding{RuleVerifyTimeout, "error", subject + " got no answer in time (" + c.Before + " -> " + c.After + ")"})
+	case c.Outcome == replay.OutcomeFailed:
+		msg := subject + " got no answer (" + c.Before + " -> " + c.After + ")"
+		if c.Reason != "" {
+			msg += ": " + c.Reason
+		}
+		out = append(out, verifyFinding{RuleVerifyFailed, "error", msg})
 	case c.Outcome == replay.OutcomeChanged && c.Method == "tools/list":
 		// Reported tool by tool (RuleVerifyTools).
 	case c.Outcome == replay.OutcomeChanged && c.Regression:
 		var paths []string
 		for _, ch := range c.Changes {
-			paths = append(paths, ch.Path+": "+orDash(ch.Before)+" -> "+orDash(ch.After))
+			paths = append(paths, ch.String())
 		}
 		msg := subject + " was answered differently"
 		if c.Reason != "" {
@@ -174,13 +187,6 @@ func callFindings(c *replay.CallVerdict) []verifyFinding {
 		out = append(out, verifyFinding{RuleVerifySlower, "error", fmt.Sprintf("%s got slower: %s -> %s", subject, msText(c.BeforeMS), msText(c.AfterMS))})
 	}
 	return out
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "(absent)"
-	}
-	return s
 }
 
 func msText(ms *float64) string {

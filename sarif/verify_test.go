@@ -28,6 +28,7 @@ func verification(path string) *replay.Verification {
 			{Line: 15, Method: "tools/call", Name: "delete_item", Arguments: `{}`, Outcome: replay.OutcomeNotReplayed, Reason: "--all replays it"},
 			{Line: 17, Method: "tools/call", Name: "wait", Arguments: `{}`, Outcome: replay.OutcomeTimeout, Before: "ok", After: "pending", Regression: true},
 			{Line: 19, Method: "tools/call", Name: "add", Arguments: `{"a":3}`, Outcome: replay.OutcomeChanged, Regression: true, Before: "ok", After: "ok"},
+			{Line: 21, Method: "tools/call", Name: "crash", Arguments: `{}`, Outcome: replay.OutcomeFailed, Before: "ok", After: "pending", Reason: "the server closed its stdout (it exited or crashed)", Regression: true},
 		},
 	}
 }
@@ -84,7 +85,7 @@ func TestWriteVerify(t *testing.T) {
 	want := []string{
 		"mcpsnoop/verify-tools@error:4", "mcpsnoop/verify-changed@error:7", "mcpsnoop/verify-slower@error:9",
 		"mcpsnoop/verify-error-now@error:11", "mcpsnoop/verify-not-offered@error:13", "mcpsnoop/verify-not-replayed@note:15",
-		"mcpsnoop/verify-timeout@error:17", "mcpsnoop/verify-changed@error:19",
+		"mcpsnoop/verify-timeout@error:17", "mcpsnoop/verify-changed@error:19", "mcpsnoop/verify-failed@error:21",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("results %v, want %v", got, want)

@@ -134,6 +134,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.exportDone(msg)
 	case replayMsg:
 		m.replayDone(msg)
+	case preparedMsg:
+		return m, m.replayPrepared(msg)
 	case editedMsg:
 		return m, m.editDone(msg)
 	case tea.KeyPressMsg:

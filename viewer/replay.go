@@ -39,13 +39,18 @@ type ReplayJob struct {
 }
 
 // ReplayResult is what a replay came to: both answers, as text to show
-// side by side, and where the replay was logged.
+// side by side, and where each one is logged.
 type ReplayResult struct {
 	Recorded string // the recorded answer, pretty-printed ("" when none)
 	Replayed string // the new answer, pretty-printed ("" when none came)
-	Log      string // the replay log both are appended to
-	Notes    []string
-	Err      error
+	// RecordedAt is where the recorded answer is: its log and line (it
+	// stays there; nothing is copied).
+	RecordedAt string
+	// Log is the replay log the replay's own session (handshake, the
+	// call, the new answer) was appended to.
+	Log   string
+	Notes []string
+	Err   error
 }
 
 // replayState is the r key's state in the model.
@@ -54,6 +59,7 @@ type replayState struct {
 	pending   *ReplayJob      // waiting for y
 	session   string          // the pending job's session
 	req       int             // numbers replays: only the latest one's result is shown
+	prep      int             // numbers preparations: only the latest one goes on
 }
 
 // replayMsg is a replay's result, sent from the command that ran it.
@@ -61,6 +67,16 @@ type replayMsg struct {
 	req int
 	job *ReplayJob
 	res ReplayResult
+}
+
+// preparedMsg is a replay prepared off the UI's goroutine (the command
+// reads the recording again to find the call): the job, or why there is
+// none.
+type preparedMsg struct {
+	prep int
+	rr   ReplayRequest
+	job  *ReplayJob
+	err  error
 }
 
 // editedMsg is the params the user saved in the editor (R).
@@ -130,19 +146,36 @@ func (m *Model) requestRow(r *Row) *Row {
 	return nil
 }
 
-// prepareReplay asks the command for the job and, unless the session's
-// first send was already agreed to, asks the user.
+// prepareReplay asks the command for the job, by a command of its own:
+// the command reads the whole log again, which is not for the UI's
+// goroutine. The status line says so meanwhile and keys keep working.
 func (m *Model) prepareReplay(rr ReplayRequest) tea.Cmd {
-	job, err := m.opts.Replay(rr)
-	if err != nil {
-		m.notice = "replay: " + err.Error()
+	m.replay.prep++
+	prep, replay := m.replay.prep, m.opts.Replay
+	m.notice = fmt.Sprintf("replay: loading the call at line %d of %s...", rr.Line, rr.Path)
+	return func() tea.Msg {
+		job, err := replay(rr)
+		return preparedMsg{prep: prep, rr: rr, job: job, err: err}
+	}
+}
+
+// replayPrepared goes on with a prepared replay, unless another one was
+// asked for meanwhile: unless the session's first send was already agreed
+// to, it asks the user.
+func (m *Model) replayPrepared(msg preparedMsg) tea.Cmd {
+	if msg.prep != m.replay.prep || m.replay.pending != nil {
+		return nil // stale: r was pressed again, or a question is open
+	}
+	if msg.err != nil {
+		m.notice = "replay: " + msg.err.Error()
 		return nil
 	}
-	if m.replay.confirmed[rr.SessionID] || m.opts.ReplayYes {
-		return m.launchReplay(job)
+	if m.replay.confirmed[msg.rr.SessionID] || m.opts.ReplayYes {
+		m.notice = ""
+		return m.launchReplay(msg.job)
 	}
-	m.replay.pending, m.replay.session = job, rr.SessionID
-	m.notice = fmt.Sprintf("replay %s against %s? y/n", job.Call, job.Target)
+	m.replay.pending, m.replay.session = msg.job, msg.rr.SessionID
+	m.notice = fmt.Sprintf("replay %s against %s? y/n", msg.job.Call, msg.job.Target)
 	return nil
 }
 
@@ -189,6 +222,9 @@ func (m *Model) replayDone(msg replayMsg) {
 func (m *Model) replayPage(job *ReplayJob, res ReplayResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "replay of %s against %s\n", job.Call, job.Target)
+	if res.RecordedAt != "" {
+		fmt.Fprintf(&b, "recorded answer: %s\n", res.RecordedAt)
+	}
 	if res.Log != "" {
 		fmt.Fprintf(&b, "replay log: %s\n", res.Log)
 	}

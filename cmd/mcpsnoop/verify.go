@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -57,9 +58,11 @@ own capture, so it is a session log too, appended to
 Only safe calls are replayed unless --all says otherwise: reads (tools/list,
 resources/read, prompts/get, ...) and tools the recorded tools/list annotates
 readOnlyHint: true, or idempotentHint: true with destructiveHint: false.
-Requests the recording redacted are never sent. The server's questions (an
+Nothing the recording redacted is sent: a redacted request is skipped, a
+redacted initialize stops the replay. The server's questions (an
 elicitation, a sampling request, roots; an MRTR round) are answered with the
-recorded answers; one without is declined and reported.
+recorded answers; one without, or whose recorded answer was redacted, is
+declined and reported.
 
 Answers are compared after removing what changes on every run: the id,
 _meta.progressToken, serverInfo in _meta, requestState, taskId, createdAt,
@@ -69,14 +72,22 @@ durations (--duration-threshold, --duration-ratio) and the tool listing are
 judged as mcpsnoop diff judges them.
 
 Per call the report says: same, changed (with the JSON paths), error now,
-ok now, timed out, slower, not offered (the new build does not list the
+ok now, timed out, failed (no answer for another reason: the server exited,
+the exchange failed), slower, not offered (the new build does not list the
 tool) or not replayed (and why).
 
-Exit codes: 0 nothing regressed; 1 a regression: an answer changed, a call
-fails or times out now, got slower, or its tool is gone, or the tool
-listing lost a tool or changed a definition; 2 nothing was verified (bad
-flag or input, no replayable call, the replay could not start or was not
-confirmed; nothing on stdout).`,
+--update accepts the new build's answers into the recording, as a VCR
+re-records: every recorded frame stays (calls not replayed as recorded),
+the answers of the replayed calls and of initialize become the new build's,
+and calls to tools it no longer offers are taken out. It is refused when
+the replay stopped or a replayed call timed out or got no usable answer.
+
+Exit codes: 0 nothing regressed (with --update: the recording is updated);
+1 a regression: an answer changed, a call fails, gets no answer or times
+out now, got slower, or its tool is gone, or the tool listing lost a tool
+or changed a definition; 2 nothing was verified (bad flag or input, no
+replayable call, the replay could not start or was not confirmed, --update
+refused; nothing on stdout).`,
 		Example: `  mcpsnoop verify --yes recordings/session.jsonl -- ./bin/server --stdio
   mcpsnoop verify --yes --format junit recordings/session.jsonl -- node build/index.js > verify.xml
   mcpsnoop verify --replay-target http://127.0.0.1:8080/mcp --replay-header 'Authorization: Bearer dev' rec.jsonl
@@ -98,7 +109,7 @@ confirmed; nothing on stdout).`,
 	f.StringVar(&o.junitPath, "junit", "", "also write a JUnit report to this file (one test case per call)")
 	f.StringVar(&o.sarifPath, "sarif", "", "also write a SARIF report to this file (results on the recording's lines)")
 	f.StringVar(&o.replayLog, "replay-log", "", "append the replay's session log here (default <state>/replays/<session-id>.jsonl)")
-	f.BoolVar(&o.update, "update", false, "rewrite the recording from the replay (accept the new answers); exits 0 once written")
+	f.BoolVar(&o.update, "update", false, "accept the new build's answers into the recording (calls not replayed stay as recorded); refused when the replay stopped or a call got no answer; exits 0 once written")
 	o.redact.register(f)
 	return cmd
 }
@@ -161,10 +172,21 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 		if logPath, err = defaultReplayLog(rec.SessionID); err != nil {
 			return verifyFail("%v", err)
 		}
-	} else if t, err := atomicfile.Resolve(logPath, false); err != nil {
-		return verifyFail("--replay-log: %v", err)
-	} else if same := sameAsInput(t, []capture.Input{in}, nil); same != "" {
-		return verifyFail("--replay-log %s would write into the recording", logPath)
+	}
+	// Absolute, as the replay writes it: the shim runs in the server's
+	// directory, not this one.
+	if logPath, err = filepath.Abs(logPath); err != nil {
+		return verifyFail("replay log: %v", err)
+	}
+	logTarget, err := atomicfile.Resolve(logPath, false)
+	if err != nil {
+		return verifyFail("replay log: %v", err)
+	}
+	if same := sameAsInput(logTarget, []capture.Input{in}, nil); same != "" {
+		if o.replayLog == "" {
+			return verifyFail("the default replay log %s is the recording itself; name another with --replay-log", logPath)
+		}
+		return verifyFail("--replay-log %s would write into the recording", o.replayLog)
 	}
 	shim, err := shimExecutable()
 	if err != nil {
@@ -176,6 +198,9 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 	where, err := replay.Describe(rec, target)
 	if err != nil {
 		return verifyFail("%s: %v", rec.Source, err)
+	}
+	if why := rec.InitSkipReason(); why != "" {
+		return verifyFail("%s: nothing to replay: %s", rec.Source, termsafe.Clean(why, false))
 	}
 	planned, firstSkip := 0, ""
 	for _, r := range rec.Steps {
@@ -225,24 +250,42 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 		}
 		return verifyFail("%s: nothing was verified: %s (replay log %s)", rec.Source, termsafe.Clean(why, false), res.Log)
 	}
+	if o.update {
+		// Refused before any report: exit 2 leaves stdout empty.
+		if err := replay.CheckUpdate(rec, res); err != nil {
+			return verifyFail("--update: %s; %s is left as it was (the replay is in %s)", termsafe.Clean(err.Error(), false), rec.Source, res.Log)
+		}
+	}
 	if err := writeVerifyReports(cmd.OutOrStdout(), stdStreams(cmd), format, o, v); err != nil {
 		return verifyFail("%v", err)
 	}
 	if o.update {
-		if err := replay.Update(rec, res); err != nil {
-			return verifyFail("%v", err)
+		up, err := replay.Update(rec, res)
+		if err != nil {
+			return verifyFail("--update: %s", termsafe.Clean(err.Error(), false))
 		}
-		fmt.Fprintf(stderr, "mcpsnoop verify: rewrote %s from the replay", rec.Source)
-		if n := v.Count(replay.OutcomeNotReplayed) + v.Count(replay.OutcomeNotOffered); n > 0 {
-			fmt.Fprintf(stderr, " (%d recorded call(s) were not replayed and are not in it)", n)
-		}
-		fmt.Fprintln(stderr)
+		writeUpdated(stderr, rec.Source, up)
 		return nil
 	}
 	if v.Regressed() {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// writeUpdated says what --update changed in the recording.
+func writeUpdated(w io.Writer, source string, up *replay.Updated) {
+	fmt.Fprintf(w, "mcpsnoop verify: updated %s: %d answer(s) are now the new build's", source, up.Answers)
+	if up.Kept > 0 {
+		fmt.Fprintf(w, "; %d call(s) not replayed are kept as recorded", up.Kept)
+	}
+	if len(up.Dropped) > 0 {
+		fmt.Fprintf(w, "; %d call(s) to tools the new build no longer offers were taken out: %s", len(up.Dropped), termsafe.Clean(strings.Join(up.Dropped, ", "), false))
+	}
+	fmt.Fprintln(w)
+	if up.Redacted {
+		fmt.Fprintln(w, "mcpsnoop verify: note: the recording holds frames redacted at capture; the new answers were redacted only by the replay's own rules (--redact-* given to verify, .mcpsnoop.toml in the server's folder): review the change before you commit it")
+	}
 }
 
 // verifyInput resolves the recording as diff resolves a log (a path, or a

@@ -31,7 +31,10 @@ func TestActionVerifyMode(t *testing.T) {
 			t.Fatalf("the job failed:\n%s", res.Log)
 		}
 		wantOutputsEqual(t, res, map[string]string{"outcome": "passed", "exit-code": "0"})
-		if len(uploads) != 1 || uploads[0].file != res.Outputs["sarif"] || !bytes.Contains(uploads[0].data, []byte("mcpsnoop/verify-not-replayed")) {
+		// A category of its own: a check's upload (category mcpsnoop) would
+		// otherwise replace the verify's alerts, and the other way round.
+		if len(uploads) != 1 || uploads[0].file != res.Outputs["sarif"] || uploads[0].category != "mcpsnoop-verify" ||
+			!bytes.Contains(uploads[0].data, []byte("mcpsnoop/verify-not-replayed")) {
 			t.Fatalf("uploads %+v", uploads)
 		}
 		if !filepath.IsAbs(res.Outputs["junit"]) || res.step("Gate on the check").Outcome != "skipped" {
@@ -58,8 +61,13 @@ func TestActionVerifyMode(t *testing.T) {
 			}
 			wantOutputsEqual(t, res, map[string]string{"outcome": "findings", "exit-code": "1"})
 			up, gate := res.index("Upload SARIF to code scanning"), res.index("Gate on the check")
-			if len(uploads) != 1 || res.Steps[up].Outcome != "success" || up > gate || !bytes.Contains(uploads[0].data, []byte("mcpsnoop/verify-changed")) {
-				t.Fatalf("upload step %d (%d uploads), gate step %d", up, len(uploads), gate)
+			if len(uploads) != 1 || res.Steps[up].Outcome != "success" || up > gate || uploads[0].category != "mcpsnoop-verify" ||
+				!bytes.Contains(uploads[0].data, []byte("mcpsnoop/verify-changed")) {
+				var categories []string
+				for _, u := range uploads {
+					categories = append(categories, u.category)
+				}
+				t.Fatalf("upload step %d (uploads in categories %q), gate step %d", up, categories, gate)
 			}
 			if tc.want && !strings.Contains(res.Log, "::error title=mcpsnoop::the verify failed: the replay found a regression") {
 				t.Errorf("log:\n%s", res.Log)

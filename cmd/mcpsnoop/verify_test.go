@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -63,12 +64,14 @@ func useShim(t *testing.T) {
 }
 
 // recordSession records a real SDK client's 2025-11-25 session with the v1
-// server through the mcpsnoop shim, into dir/recording.jsonl.
+// server through the mcpsnoop shim, into dir/recording.jsonl; dir is the
+// recorded working directory too.
 func recordSession(t *testing.T, dir string) string {
 	t.Helper()
 	v1, _ := replayServerBins(t)
 	path := filepath.Join(dir, "recording.jsonl")
 	cmd := exec.Command(mcpsnoopBinary(t), "--trace-file", path, "--label", "replayserver", "--", v1)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "MCPSNOOP_HOME="+t.TempDir())
 	client := mcp.NewClient(&mcp.Implementation{Name: "recorder", Version: "1.0.0"}, nil)
 	ctx := withTimeout(t)
@@ -243,14 +246,29 @@ func TestVerifyCommand(t *testing.T) {
 		t.Errorf("the SARIF report does not validate: %v", err)
 	}
 
-	// --update takes the new build's answers; verifying against it then
-	// passes, and the call it no longer offers is gone from the recording.
+	// --update refuses a replay that does not say what the new build
+	// answers (every call timed out): exit 2, nothing on stdout, the
+	// recording as it was.
+	recorded, _ := os.ReadFile(rec)
+	code, stdout, stderr = verifyRun(t, "", "--yes", "--update", "--call-timeout", "1ns", rec, "--", v2)
+	if data, _ := os.ReadFile(rec); code != 2 || stdout != "" || !bytes.Equal(data, recorded) ||
+		!strings.Contains(stderr, "mcpsnoop verify: --update: 6 replayed call(s) got no usable answer (tools/list at line ") ||
+		!strings.Contains(stderr, " timed out; and 3 more), so the replay does not say what the new build answers") ||
+		!strings.Contains(stderr, "; "+rec+" is left as it was (the replay is in ") {
+		t.Fatalf("--update after timeouts: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	// --update takes the new build's answers and keeps the rest: verifying
+	// against it then passes, the call it no longer offers is gone, the
+	// one not replayed is still there.
+	lookupLine := lineOf(t, rec, "lookup")
 	code, _, stderr = verifyRun(t, "", "--yes", "--update", rec, "--", v2)
-	if code != 0 || !strings.Contains(stderr, "rewrote "+rec+" from the replay (2 recorded call(s) were not replayed and are not in it)") {
+	if code != 0 || !strings.Contains(stderr, "mcpsnoop verify: updated "+rec+": 6 answer(s) are now the new build's; 1 call(s) not replayed are kept as recorded; "+
+		`1 call(s) to tools the new build no longer offers were taken out: tools/call "lookup" at line `+strconv.Itoa(lookupLine)+"\n") {
 		t.Fatalf("--update: exit %d\n%s", code, stderr)
 	}
 	code, stdout, stderr = verifyRun(t, "", "--yes", "--duration-threshold", "1h", rec, "--", v2)
-	if code != 0 || strings.Contains(stdout, "lookup") {
+	if code != 0 || strings.Contains(stdout, "lookup") || !strings.HasSuffix(stdout, "verify passed: 5 same, 1 not replayed\n") {
 		t.Fatalf("after --update: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
@@ -273,12 +291,19 @@ func TestVerifyNothingVerified(t *testing.T) {
 		`{"session_id":"e","server_label":"e","seq":2,"ts":"2026-01-01T00:00:00Z","direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	redactedInit := filepath.Join(dir, "redacted-init.jsonl")
+	if err := os.WriteFile(redactedInit, []byte(`{"session_id":"r","server_label":"r","seq":1,"ts":"2026-01-01T00:00:00Z","direction":"meta","transport":"stdio","raw":{"command":["`+v1+`"]}}`+"\n"+
+		`{"session_id":"r","server_label":"r","seq":2,"ts":"2026-01-01T00:00:00Z","direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"[REDACTED]","version":"1"}}},"redacted":true}`+"\n"+
+		`{"session_id":"r","server_label":"r","seq":3,"ts":"2026-01-01T00:00:00Z","direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name  string
 		stdin string
 		args  []string
 		want  string
 	}{
+		{"a redacted initialize", "", []string{"--yes", redactedInit}, "nothing to replay: the recorded initialize (line 2) was redacted at capture"},
 		{"a hostile recorded command is escaped", "", []string{evil}, `/nonexistent/\x1b[31mevil; there is no terminal to ask first`},
 		{"no --yes and no terminal", "", []string{rec, "--", v1}, "there is no terminal to ask first, so pass --yes"},
 		{"no recording", "", []string{"--yes"}, "want one recording"},
@@ -337,5 +362,103 @@ func TestVerifyAsksOnATerminal(t *testing.T) {
 	code, stdout, stderr = verifyRun(t, "", "--yes", "--all", "--duration-threshold", "1h", rec, "--", v1)
 	if code != 0 || !strings.Contains(stderr, "--all: replaying every recorded call") || !strings.Contains(stdout, "verify passed: 7 same\n") {
 		t.Fatalf("--all: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// A relative replay log (--replay-log, or a relative MCPSNOOP_HOME for the
+// default one) is relative to where verify runs, although the recorded
+// command runs in its recorded directory: the log lands where verify says,
+// the recording is never appended to, and a log that is the recording is
+// refused before anything is sent.
+func TestVerifyRelativeReplayLog(t *testing.T) {
+	useShim(t)
+	base := t.TempDir()
+	recDir, here := filepath.Join(base, "u"), filepath.Join(base, "w")
+	for _, d := range []string{recDir, here} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := recordSession(t, recDir) // recorded in recDir: the replay runs there
+	recorded, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MCPSNOOP_HOME", t.TempDir())
+	t.Chdir(here)
+	relRec := filepath.Join("..", "u", "recording.jsonl")
+	passes := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := verifyRun(t, "", append([]string{"--yes", "--duration-threshold", "1h"}, args...)...)
+		if code != 0 || !strings.HasSuffix(stdout, "verify passed: 6 same, 1 not replayed\n") {
+			t.Fatalf("verify %v: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+		return stdout
+	}
+	sessions := func(path string) int {
+		data, _ := os.ReadFile(path)
+		return strings.Count(string(data), `"direction":"meta"`)
+	}
+
+	out := passes("--replay-log", "r.jsonl", relRec)
+	if sessions(filepath.Join(here, "r.jsonl")) != 1 || !strings.Contains(out, "replay log: "+filepath.Join(here, "r.jsonl")) {
+		t.Errorf("the replay is not in ./r.jsonl:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(recDir, "r.jsonl")); err == nil {
+		t.Error("the replay went to r.jsonl in the recorded directory")
+	}
+
+	// A log named like the recording, but here: the recording is an input.
+	passes("--replay-log", "recording.jsonl", relRec)
+	if data, _ := os.ReadFile(rec); !bytes.Equal(data, recorded) {
+		t.Errorf("the recording was written to:\n%s", data)
+	}
+	if sessions(filepath.Join(here, "recording.jsonl")) != 1 {
+		t.Error("the replay is not in ./recording.jsonl")
+	}
+
+	t.Setenv("MCPSNOOP_HOME", "state")
+	passes(relRec)
+	if logs, _ := filepath.Glob(filepath.Join(here, "state", "replays", "*.jsonl")); len(logs) != 1 || sessions(logs[0]) != 1 {
+		t.Errorf("default replay logs under ./state: %v", logs)
+	}
+	if _, err := os.Stat(filepath.Join(recDir, "state")); err == nil {
+		t.Error("the default replay log went under the recorded directory")
+	}
+
+	// The recording as the replay log, named or by default: refused.
+	var first struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal(recorded[:bytes.IndexByte(recorded, '\n')], &first); err != nil || first.SessionID == "" {
+		t.Fatalf("first frame (%v): %s", err, recorded)
+	}
+	sid := first.SessionID
+	if err := os.MkdirAll(filepath.Join(here, "st2", "replays"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	own := filepath.Join("st2", "replays", sid+".jsonl")
+	if err := os.WriteFile(own, recorded, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		home string
+		args []string
+		want string
+	}{
+		{"state", []string{"--replay-log", relRec, rec}, "--replay-log " + relRec + " would write into the recording"},
+		{"st2", []string{own}, "the default replay log " + filepath.Join(here, own) + " is the recording itself"},
+	} {
+		t.Setenv("MCPSNOOP_HOME", tt.home)
+		code, stdout, stderr := verifyRun(t, "", append([]string{"--yes"}, tt.args...)...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d\n%s%s", tt.args, code, stdout, stderr)
+		}
+	}
+	if data, _ := os.ReadFile(rec); !bytes.Equal(data, recorded) {
+		t.Error("a refused verify wrote to the recording")
+	}
+	if data, _ := os.ReadFile(own); !bytes.Equal(data, recorded) {
+		t.Error("a refused verify wrote to the recording in st2")
 	}
 }

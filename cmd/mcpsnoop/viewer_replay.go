@@ -40,6 +40,9 @@ func viewerReplayer(flags replayFlags, header http.Header, red *capture.Redactor
 		if why := rec.SkipReason(r, flags.all, req.Params); why != "" {
 			return nil, errors.New(why)
 		}
+		if why := rec.InitSkipReason(); why != "" {
+			return nil, errors.New(why)
+		}
 		shim, err := shimExecutable()
 		if err != nil {
 			return nil, fmt.Errorf("cannot find the mcpsnoop executable: %v", err)
@@ -83,6 +86,7 @@ func replayResult(rec *replay.Recording, r *replay.Request, res *replay.Result, 
 	out := viewer.ReplayResult{Log: res.Log}
 	if r.Answer != nil {
 		out.Recorded = prettyAnswer(r.Answer.Message, r.Answer.Status, r.Answer.Text)
+		out.RecordedAt = fmt.Sprintf("%s, line %d", rec.Source, r.Answer.Line)
 	}
 	var o *replay.Outcome
 	for _, x := range res.Outcomes {
@@ -102,6 +106,8 @@ func replayResult(rec *replay.Recording, r *replay.Request, res *replay.Result, 
 		out.Notes = append(out.Notes, "not sent: "+why)
 	case o.TimedOut:
 		out.Notes = append(out.Notes, "no answer within the call timeout; the call was cancelled")
+	case o.Answer == nil && o.Status == 0:
+		out.Notes = append(out.Notes, "no answer: "+o.Failure)
 	default:
 		out.Replayed = prettyAnswer(o.Answer, o.Status, "")
 		out.Notes = append(out.Notes, fmt.Sprintf("answered in %s", o.Elapsed.Round(1000)))
@@ -116,7 +122,7 @@ func replayResult(rec *replay.Recording, r *replay.Request, res *replay.Result, 
 			} else {
 				out.Notes = append(out.Notes, fmt.Sprintf("differs from the recording in %d place(s):", total))
 				for _, ch := range changes {
-					out.Notes = append(out.Notes, fmt.Sprintf("  %s: %s -> %s", ch.Path, orAbsentText(ch.Before), orAbsentText(ch.After)))
+					out.Notes = append(out.Notes, "  "+ch.String())
 				}
 			}
 		}
@@ -128,13 +134,6 @@ func replayResult(rec *replay.Recording, r *replay.Request, res *replay.Result, 
 		out.Notes = append(out.Notes, "declined: "+d)
 	}
 	return out
-}
-
-func orAbsentText(s string) string {
-	if s == "" {
-		return "(absent)"
-	}
-	return s
 }
 
 // prettyAnswer is an answer as the page shows it: indented JSON, or the

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +17,8 @@ import (
 // recorded stdio session, r on a call asks before the first send, runs a
 // fresh copy of the recorded server through the shim and shows the new
 // answer beside the recorded one; R edits the params in $EDITOR first
-// (no second question); both replays land in the session's replay log.
+// (no second question); both replays land in the session's replay log,
+// the recorded answers stay where they are (the page names their line).
 func TestReplayKeyInTmux(t *testing.T) {
 	bin := mcpsnoopBinary(t)
 	home := t.TempDir()
@@ -34,7 +37,7 @@ func TestReplayKeyInTmux(t *testing.T) {
 	tt.keys("r")
 	tt.waitFor("replay tools/call add (line ", "? y/n")
 	tt.keys("y")
-	s := tt.waitFor("RECORDED", "│ REPLAYED", "same as recorded")
+	s := tt.waitFor("RECORDED", "│ REPLAYED", "same as recorded", "recorded answer: ", "recording.jsonl, line ", "replay log: ")
 	if strings.Count(s, `"text": "2+3=5"`) != 2 {
 		t.Fatalf("the answers are not side by side:\n%s", s)
 	}
@@ -56,6 +59,14 @@ func TestReplayKeyInTmux(t *testing.T) {
 	data, _ := os.ReadFile(logs[0])
 	if n := strings.Count(string(data), `"direction":"meta"`); n != 2 || !strings.Contains(string(data), `"a":10`) || !strings.Contains(string(data), `10+3=13`) {
 		t.Errorf("replay log holds %d sessions:\n%s", n, data)
+	}
+	recorded, _ := os.ReadFile(rec)
+	var sid struct {
+		SessionID string `json:"session_id"`
+	}
+	_ = json.Unmarshal(recorded[:bytes.IndexByte(recorded, '\n')], &sid)
+	if sid.SessionID == "" || strings.Contains(string(data), sid.SessionID+`","server_label"`) {
+		t.Errorf("the replay log holds frames of the recorded session %q", sid.SessionID)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
@@ -174,20 +175,11 @@ func (o *wrapOptions) completeServers(cmd *cobra.Command, args []string, _ strin
 	names, _ := clientconfig.ServerNames(data, t.keys)
 	var out []string
 	for _, n := range names {
-		if !containsString(args, n) {
+		if !slices.Contains(args, n) {
 			out = append(out, n)
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // executablePath is the running binary, the command a wrapped entry gets.
