@@ -60,7 +60,7 @@ func TestActionVerifyMode(t *testing.T) {
 				t.Fatalf("job failed = %v:\n%s", res.Failed, res.Log)
 			}
 			wantOutputsEqual(t, res, map[string]string{"outcome": "findings", "exit-code": "1"})
-			up, gate := res.index("Upload SARIF to code scanning"), res.index("Gate on the check")
+			up, gate := res.index("upload"), res.index("Gate on the check")
 			if len(uploads) != 1 || res.Steps[up].Outcome != "success" || up > gate || uploads[0].category != "mcpsnoop-verify" ||
 				!bytes.Contains(uploads[0].data, []byte("mcpsnoop/verify-changed")) {
 				var categories []string
