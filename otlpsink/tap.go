@@ -52,14 +52,14 @@ type tracer struct {
 	send    func(otlp.Span) bool
 	done    chan struct{}
 
-	mu      sync.Mutex // feed and end
-	ended   bool
-	gap     bool // a write was skipped since the last queued one
-	gapMid  bool // ... and it ended inside a line
-	eng     *checker.Engine
-	live    *otlp.Live
-	carry   []byte // a line whose newline has not been written yet
-	lines   int
+	mu     sync.Mutex // feed and end
+	ended  bool
+	gap    bool // a write was skipped since the last queued one
+	gapMid bool // ... and it ended inside a line
+	eng    *checker.Engine
+	live   *otlp.Live
+	carry  []byte // a line whose newline has not been written yet
+	lines  int
 }
 
 func newTracer(send func(otlp.Span) bool, skipped *atomic.Int64, limit int64) *tracer {
