@@ -207,6 +207,11 @@ func (s *Sender) deliver(batch []otlp.Span) error {
 	}
 	n := int64(len(batch))
 	closing := s.closing
+	select {
+	case <-closing:
+		closing = nil // flushing already: every wait runs its course
+	default:
+	}
 	for attempt := 0; ; attempt++ {
 		res := s.post(s.stop, body)
 		switch {

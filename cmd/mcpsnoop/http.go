@@ -74,6 +74,7 @@ in the working directory; flags on the command line win.`,
 	f.StringVar(&o.shim.traceFile, "trace-file", "", "write the log to this file, appending (default <state>/sessions/<session-id>.jsonl)")
 	f.BoolVar(&o.shim.noTrace, "no-trace", false, "forward only: no log, no state directory")
 	o.shim.redact.register(f)
+	o.shim.otlp.register(f)
 	return cmd
 }
 
@@ -98,15 +99,23 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	if err != nil {
 		return httpFail("%v", err)
 	}
+	stderr := cmd.ErrOrStderr()
+	if st.sink, err = o.shim.otlp.open("mcpsnoop http", stderr); err != nil {
+		return httpFail("%v", err)
+	}
+	defer closeSink(st.sink, stderr, "mcpsnoop http")
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return httpFail("%v", err)
 	}
-	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "mcpsnoop http: listening on %s, forwarding to %s\n", ln.Addr(), target.Redacted())
 	var log *httpcapture.Log
 	if !st.noTrace {
 		log = openHTTPLog(st, stderr)
+	} else if st.sink != nil {
+		log = httpcapture.NewLog(spanOnlyLog(st.sink), httpcapture.LogOptions{
+			SessionID: capture.NewSessionID(st.label), Label: st.label, Path: "(no log)", Redactor: st.redactor,
+		})
 	}
 	proxy := httpcapture.NewProxy(httpcapture.ProxyOptions{Target: target, Log: log, Warn: stderr})
 	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 30 * time.Second}
@@ -166,10 +175,13 @@ func shutdownHTTP(srv *http.Server, proxy *httpcapture.Proxy, sigs <-chan os.Sig
 func openHTTPLog(st shimSettings, stderr io.Writer) *httpcapture.Log {
 	f, path, sid := openLog(st, stderr, "mcpsnoop http")
 	if f == nil {
-		return nil
+		if st.sink == nil {
+			return nil
+		}
+		return httpcapture.NewLog(spanOnlyLog(st.sink), httpcapture.LogOptions{SessionID: sid, Label: st.label, Path: "(no log)", Redactor: st.redactor})
 	}
 	fmt.Fprintf(stderr, "mcpsnoop http: logging to %s (session %s)\n", path, sid)
-	return httpcapture.NewLog(f, httpcapture.LogOptions{
+	return httpcapture.NewLog(tapLog(st.sink, f), httpcapture.LogOptions{
 		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr,
 	})
 }

@@ -5,8 +5,8 @@
 //
 // sdk (the default) serves tools with the go-sdk over stdio: echo, big (a
 // large result), ask (a server-to-client elicitation request, for
-// 2025-11-25), book (a 2026-07-28 multi-round-trip elicitation) and crash
-// (exits 3 mid-call). cat copies stdin to stdout byte for byte. ignore-term
+// 2025-11-25), book (a 2026-07-28 multi-round-trip elicitation), fail (a
+// result marked isError) and crash (exits 3 mid-call). cat copies stdin to stdout byte for byte. ignore-term
 // is sdk with SIGTERM ignored. The tee files get every byte read from stdin
 // and written to stdout, so a test can compare them with what the client
 // sent and received.
@@ -102,6 +102,12 @@ func newServer() *mcp.Server {
 				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"seat": &mcp.ElicitParams{Message: "Window or aisle?"}}, RequestState: "st-2"}, nil, nil
 			}
 			return text("booked " + args.Text), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Answer with a result marked isError"},
+		func(ctx context.Context, req *mcp.CallToolRequest, args textArgs) (*mcp.CallToolResult, any, error) {
+			res := text("failed: " + args.Text)
+			res.IsError = true
+			return res, nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exit with status 3"},
 		func(ctx context.Context, req *mcp.CallToolRequest, args textArgs) (*mcp.CallToolResult, any, error) {
