@@ -37,7 +37,13 @@ type otlpShimRun struct {
 // reached the other unchanged.
 func shimOTLPSession(t *testing.T, bins shimBins, args []string, calls int, during func(i int, stderr *lockedBuffer)) otlpShimRun {
 	t.Helper()
-	home, dir := t.TempDir(), t.TempDir()
+	return shimSession(t, bins, t.TempDir(), args, calls, during)
+}
+
+// shimSession is shimOTLPSession with the state directory given.
+func shimSession(t *testing.T, bins shimBins, home string, args []string, calls int, during func(i int, stderr *lockedBuffer)) otlpShimRun {
+	t.Helper()
+	dir := t.TempDir()
 	teeIn, teeOut := filepath.Join(dir, "server-in"), filepath.Join(dir, "server-out")
 	argv := append(append([]string{}, args...), "--", bins.server, "-tee-in", teeIn, "-tee-out", teeOut)
 	cmd := exec.Command(bins.shim, argv...)
