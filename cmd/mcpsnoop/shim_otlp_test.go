@@ -40,10 +40,15 @@ func shimOTLPSession(t *testing.T, bins shimBins, args []string, calls int, duri
 	return shimSession(t, bins, t.TempDir(), args, calls, during)
 }
 
-// shimSession is shimOTLPSession with the state directory given.
+// shimSession is shimOTLPSession with the state directory given. The
+// server's tee files live under home, so sessions sharing a home run the
+// same server command (and so have the same server id).
 func shimSession(t *testing.T, bins shimBins, home string, args []string, calls int, during func(i int, stderr *lockedBuffer)) otlpShimRun {
 	t.Helper()
-	dir := t.TempDir()
+	dir := filepath.Join(home, "tees")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	teeIn, teeOut := filepath.Join(dir, "server-in"), filepath.Join(dir, "server-out")
 	argv := append(append([]string{}, args...), "--", bins.server, "-tee-in", teeIn, "-tee-out", teeOut)
 	cmd := exec.Command(bins.shim, argv...)
