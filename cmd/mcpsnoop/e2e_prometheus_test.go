@@ -40,8 +40,8 @@ func engineBinary(t *testing.T, env, name, how string) string {
 }
 
 // startEngine runs an engine until the test ends, its output kept in a
-// file named in failures.
-func startEngine(t *testing.T, name string, args ...string) {
+// file shown when the test fails. env is added to the environment.
+func startEngine(t *testing.T, env []string, name string, args ...string) {
 	t.Helper()
 	logPath := filepath.Join(t.TempDir(), filepath.Base(name)+".log")
 	logFile, err := os.Create(logPath)
@@ -49,6 +49,7 @@ func startEngine(t *testing.T, name string, args ...string) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", name, err)
@@ -153,7 +154,7 @@ scrape_configs:
       - targets: ["%s"]
 `, h.addr)), 0o600)
 	promAddr := freeLoopback(t)
-	startEngine(t, prom, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+	startEngine(t, nil, prom, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+promAddr, "--log.level=warn")
 	base := "http://" + promAddr
 	waitHTTP(t, base+"/-/ready")
