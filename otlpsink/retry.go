@@ -56,8 +56,8 @@ func plainError(err error) string {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "no answer in time"
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return "no answer in time" // the request's limit, or the flush time at exit
 	}
 	return err.Error()
 }

@@ -151,3 +151,30 @@ func TestTapResyncsAfterASkip(t *testing.T) {
 		t.Errorf("skipped %d, want the two lines cut", skipped.Load())
 	}
 }
+
+// BenchmarkTracer: what tracing costs per frame of a log (read, judged by
+// the engine, calls mapped to spans), on the tracer's own goroutine.
+func BenchmarkTracer(b *testing.B) {
+	data, err := os.ReadFile(benchLog())
+	if err != nil {
+		b.Fatal(err)
+	}
+	frames := bytes.Count(data, []byte{'\n'})
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for range b.N {
+		var skipped atomic.Int64
+		tr := newTracer(func(otlp.Span) bool { return true }, &skipped, tapQueueBytes)
+		tr.in <- chunk{data: data}
+		tr.end()
+		<-tr.done
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*frames), "ns/frame")
+}
+
+func benchLog() string {
+	if p := os.Getenv("TRACER_BENCH_LOG"); p != "" {
+		return p
+	}
+	return "../fixtures/devtools-60calls.jsonl"
+}

@@ -18,7 +18,18 @@ import (
 //
 // Live is not safe for concurrent use.
 type Live struct {
-	seen map[string]map[string]bool // session -> request keys that named a span
+	sessions map[string]*liveSession
+}
+
+// liveSession is what Live keeps of a session: the request keys that
+// named a span, and what it derived last (so a span does not parse the
+// server info or hash the run id again while they stay the same).
+type liveSession struct {
+	seen       map[string]bool
+	serverInfo string // raw, as last parsed
+	res        resource
+	runKey     string // run id + full trace, as last hashed
+	trace      pcommon.TraceID
 }
 
 // maxLiveKeys bounds the request keys Live remembers per session. Past it
@@ -28,7 +39,7 @@ type Live struct {
 const maxLiveKeys = 1 << 16
 
 // NewLive returns an empty mapping.
-func NewLive() *Live { return &Live{seen: map[string]map[string]bool{}} }
+func NewLive() *Live { return &Live{sessions: map[string]*liveSession{}} }
 
 // Span is one call mapped for the stream. It holds no pdata, so a queue
 // can keep it cheaply; Traces builds the payload.
@@ -44,12 +55,23 @@ func (s *Span) SessionID() string { return s.res.SessionID }
 
 // Span maps call r of session so, which has just ended.
 func (l *Live) Span(so checker.SessionSoFar, r *checker.CallRecord) Span {
+	ls := l.sessions[so.ID]
+	if ls == nil {
+		ls = &liveSession{seen: map[string]bool{}}
+		l.sessions[so.ID] = ls
+	}
 	res := resource{
 		SessionID: so.ID, Label: so.Label, LateResults: so.Counters.LateResults,
 		MissingFrames: so.Counters.MissingFrames, Transport: so.Transport,
 		ProtocolVersion: so.Capabilities.ProtocolVersion,
 	}
-	res.serverInfo(so.Capabilities.ServerInfo)
+	if si := so.Capabilities.ServerInfo; string(si) != ls.serverInfo || ls.res.SessionID == "" {
+		ls.serverInfo = string(si)
+		ls.res = resource{SessionID: so.ID}
+		ls.res.serverInfo(si)
+	}
+	res.ServerName, res.hasServerName = ls.res.ServerName, ls.res.hasServerName
+	res.ServerVersion, res.hasServerVersion = ls.res.ServerVersion, ls.res.hasServerVersion
 	full := ""
 	switch {
 	case len(so.TraceIDs) > 0 && len(so.TraceIDs[0]) == 32:
@@ -58,17 +80,15 @@ func (l *Live) Span(so checker.SessionSoFar, r *checker.CallRecord) Span {
 	case so.ProcessRunID != "":
 		res.RunID, res.RunKeyKind = so.ProcessRunID, checker.RunKeyProcess
 	}
-	c := newCallRec(r)
-	seen := l.seen[so.ID]
-	if seen == nil || len(seen) >= maxLiveKeys {
-		seen = map[string]bool{}
-		l.seen[so.ID] = seen
+	if key := res.RunID + "\x00" + full; key != ls.runKey || ls.trace.IsEmpty() {
+		ls.runKey, ls.trace = key, fallbackTrace(so.ID, res.RunID, res.RunKeyKind, full)
 	}
-	return Span{res: res, call: c, id: spanIDFor(seen, so.ID, r.Index, &c), trace: fallbackTrace(so.ID, res.RunID, res.RunKeyKind, full)}
+	c := newCallRec(r)
+	if len(ls.seen) >= maxLiveKeys {
+		ls.seen = map[string]bool{}
+	}
+	return Span{res: res, call: c, id: spanIDFor(ls.seen, so.ID, r.Index, &c), trace: ls.trace}
 }
-
-// Forget drops what Live remembers of a session that has ended.
-func (l *Live) Forget(session string) { delete(l.seen, session) }
 
 // Traces builds the OTLP payload of spans: one resourceSpans per distinct
 // resource, in the order they first appear, each with one scopeSpans
