@@ -143,7 +143,18 @@ func TestFollowerSeveralDirs(t *testing.T) {
 	go f.Run(ctx, func(Read) {})
 	appendFile(t, filepath.Join(b, "new.jsonl"), frameLine("new", 1, "c2s", pingRaw))
 	appendFile(t, filepath.Join(a, "s2.jsonl"), frameLine("s2", 2, "c2s", pingRaw))
-	for s.of("new") != "1" || s.of("s2") != "1,2" {
-		time.Sleep(5 * time.Millisecond) // the test's timeout bounds the wait
+	waitFor(t, "the new log and the growing one", func() bool { return s.of("new") == "1" && s.of("s2") == "1,2" })
+}
+
+// waitFor polls cond until it holds; past a minute the test fails, naming
+// what it waited for, rather than hanging until the test binary's timeout.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

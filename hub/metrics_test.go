@@ -326,14 +326,11 @@ func TestHubHistoryNotCounted(t *testing.T) {
 	appendFile(t, oldPath, old.result(2, 40*time.Millisecond, `{"content":[]}`).take())
 	appendFile(t, filepath.Join(other, "gw-2-bbbb.jsonl"), newLog("gw-2-bbbb", "gw", "http").init().
 		toolCall(1, "search").rpcError(1, time.Millisecond).frame("s2c", time.Millisecond, `"status":503`).String())
-	for {
+	waitFor(t, "the live traffic's counts", func() bool {
 		fams, _ = scrape(t, h.Handler())
-		if counter(fams, MetricCalls, labels("tool", "read")) == 1 && counter(fams, MetricTransport, labels("server", "gw", "status", "503")) == 1 &&
-			counter(fams, MetricErrors, labels("server", "gw", "tool", "search", "error_type", "protocol")) == 1 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond) // the test's timeout bounds the wait
-	}
+		return counter(fams, MetricCalls, labels("tool", "read")) == 1 && counter(fams, MetricTransport, labels("server", "gw", "status", "503")) == 1 &&
+			counter(fams, MetricErrors, labels("server", "gw", "tool", "search", "error_type", "protocol")) == 1
+	})
 	if hs := sample(fams, MetricDuration, labels("tool", "read")).GetHistogram(); hs.GetSampleCount() != 1 || hs.GetSampleSum() < 0.039 || hs.GetSampleSum() > 0.041 {
 		t.Errorf("read latency: %d observations summing %v, want the one call answered live (0.040 s)", hs.GetSampleCount(), hs.GetSampleSum())
 	}

@@ -106,7 +106,11 @@ func (c *collector) received() int {
 // bounds it).
 func (c *collector) waitAccepted(n int) {
 	for i := 0; i < n; i++ {
-		<-c.got
+		select {
+		case <-c.got:
+		case <-time.After(time.Minute):
+			c.t.Fatalf("timed out waiting for accepted request %d", i+1)
+		}
 	}
 }
 
@@ -149,4 +153,17 @@ func freeAddr(t *testing.T) string {
 // fast are options for tests: short waits, everything else default.
 func fast(u *url.URL) Options {
 	return Options{Endpoint: u, BatchDelay: 10 * time.Millisecond, MinBackoff: 5 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}
+}
+
+// waitFor polls cond until it holds; past a minute the test fails, naming
+// what it waited for, rather than hanging until the test binary's timeout.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

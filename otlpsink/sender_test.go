@@ -230,9 +230,7 @@ func TestSenderDownAtStartRetried(t *testing.T) {
 	for _, sp := range testSpans(5) {
 		s.Enqueue(sp)
 	}
-	for !strings.Contains(warn.String(), "retrying in the background") {
-		time.Sleep(5 * time.Millisecond) // the first attempt failed
-	}
+	waitFor(t, "the first attempt to fail", func() bool { return strings.Contains(warn.String(), "retrying in the background") })
 	c := listenCollector(t, addr)
 	c.waitAccepted(1)
 	st := s.Close()
@@ -255,9 +253,7 @@ func TestSenderDownMidStream(t *testing.T) {
 	for _, sp := range spans[:10] {
 		s.Enqueue(sp)
 	}
-	for s.sent.Load() < 10 {
-		time.Sleep(time.Millisecond) // until the sender has the answer
-	}
+	waitFor(t, "the first batch's answer", func() bool { return s.sent.Load() >= 10 })
 	c.srv.Close() // down, connections and all
 	for _, sp := range spans[10:] {
 		s.Enqueue(sp)

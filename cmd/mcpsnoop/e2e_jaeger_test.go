@@ -85,33 +85,33 @@ func startJaeger(t *testing.T) (otlpURL, query string) {
 }
 
 // jaegerTrace fetches a trace through the query API (its OTLP/JSON form),
-// polling until it holds want spans (the test's timeout bounds it).
+// polling until it holds want spans.
 func jaegerTrace(t *testing.T, query, traceID string, want int) ptrace.Traces {
 	t.Helper()
-	for {
+	var td ptrace.Traces
+	waitFor(t, fmt.Sprintf("%d spans of trace %s in Jaeger", want, traceID), func() bool {
 		resp, err := http.Get(query + "/api/v3/traces/" + url.PathEscape(traceID))
 		if err != nil {
 			t.Fatal(err)
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode == 200 {
-			var doc struct {
-				Result json.RawMessage `json:"result"`
-			}
-			if err := json.Unmarshal(body, &doc); err != nil {
-				t.Fatalf("trace %s: %v\n%s", traceID, err, body)
-			}
-			td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(doc.Result)
-			if err != nil {
-				t.Fatalf("trace %s: not OTLP/JSON: %v", traceID, err)
-			}
-			if td.SpanCount() >= want {
-				return td
-			}
+		if resp.StatusCode != 200 {
+			return false
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		var doc struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(body, &doc); err != nil {
+			t.Fatalf("trace %s: %v\n%s", traceID, err, body)
+		}
+		td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(doc.Result)
+		if err != nil {
+			t.Fatalf("trace %s: not OTLP/JSON: %v", traceID, err)
+		}
+		return td.SpanCount() >= want
+	})
+	return td
 }
 
 // exportedSpans is what export -T otlp makes of a log, by span id, with

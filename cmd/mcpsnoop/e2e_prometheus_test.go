@@ -65,20 +65,18 @@ func startEngine(t *testing.T, env []string, name string, args ...string) {
 	})
 }
 
-// waitHTTP polls url until it answers 200 (the test's timeout bounds it).
+// waitHTTP polls url until it answers 200.
 func waitHTTP(t *testing.T, url string) {
 	t.Helper()
-	for {
+	waitFor(t, url, func() bool {
 		resp, err := http.Get(url)
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
+		if err != nil {
+			return false
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
 }
 
 // promQuery runs an instant query through Prometheus's HTTP API and
@@ -124,12 +122,10 @@ type promSample struct {
 // waitQuery polls q until it returns one sample equal to want.
 func waitQuery(t *testing.T, base, q string, want float64) {
 	t.Helper()
-	for {
-		if r := promQuery(t, base, q); len(r) == 1 && r[0].value == want {
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitFor(t, fmt.Sprintf("%s = %v", q, want), func() bool {
+		r := promQuery(t, base, q)
+		return len(r) == 1 && r[0].value == want
+	})
 }
 
 // TestE2EPrometheus: a real Prometheus scrapes a metrics hub while real

@@ -150,17 +150,16 @@ func TestMetricsHubShimTraffic(t *testing.T) {
 	shimSession(t, bins, t.TempDir(), []string{"--label", "elsewhere", "--trace-file", filepath.Join(other, "elsewhere.jsonl")}, 10, nil)
 	want := map[string]float64{"sdkserver/echo": 18, "sdkserver/fail": 2, "elsewhere/echo": 9, "elsewhere/fail": 1}
 	var fams map[string]*dto.MetricFamily
-	for done := false; !done; {
-		time.Sleep(20 * time.Millisecond) // the test's timeout bounds the wait
+	waitFor(t, "the sessions' calls in the scrape", func() bool {
 		fams = scrapeHub(t, h.addr)
-		done = true
 		for k, n := range want {
 			server, tool, _ := strings.Cut(k, "/")
 			if metricValue(fams, hub.MetricCalls, map[string]string{"server": server, "tool": tool}) != n {
-				done = false
+				return false
 			}
 		}
-	}
+		return true
+	})
 	for k, n := range want {
 		server, tool, _ := strings.Cut(k, "/")
 		l := map[string]string{"server": server, "tool": tool}

@@ -149,3 +149,16 @@ func blackHole(t *testing.T) string {
 	})
 	return ln.Addr().String()
 }
+
+// waitFor polls cond until it holds; past a minute the test fails, naming
+// what it waited for, rather than hanging until the test binary's timeout.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -219,9 +219,7 @@ func TestShimOTLP(t *testing.T) {
 		// nobody, and is retried; the collector comes up after.
 		sr := shimOTLPSession(t, bins, []string{"--otlp-endpoint", "http://" + addr + "/v1/traces"}, 600, func(i int, stderr *lockedBuffer) {
 			if i == 599 {
-				for !strings.Contains(stderr.String(), "retrying in the background") {
-					time.Sleep(5 * time.Millisecond)
-				}
+				waitFor(t, "the first failed delivery", func() bool { return strings.Contains(stderr.String(), "retrying in the background") })
 				rc = newOTLPReceiverOn(t, addr)
 			}
 		})
@@ -234,9 +232,7 @@ func TestShimOTLP(t *testing.T) {
 		rc := newOTLPReceiver(t, nil)
 		sr := shimOTLPSession(t, bins, []string{"--otlp-endpoint", rc.url()}, 600, func(i int, _ *lockedBuffer) {
 			if i == 599 {
-				for len(rc.received()) < 512 {
-					time.Sleep(5 * time.Millisecond) // the first batch went out
-				}
+				waitFor(t, "the first batch", func() bool { return len(rc.received()) >= 512 })
 				rc.srv.Close() // gone, connections and all
 			}
 		})
