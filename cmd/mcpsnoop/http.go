@@ -61,7 +61,11 @@ Authorization, cookies, Mcp-Session-Id and Last-Event-ID are forwarded and
 never logged. SIGINT or SIGTERM stops listening, ends event streams and
 upgraded connections, gives other exchanges in flight 2s to finish, and
 flushes the log. Flags may also come from a .mcpsnoop.toml
-in the working directory; flags on the command line win.`,
+in the working directory; flags on the command line win.
+
+With --otlp-endpoint each call that ends is also sent as a span to an
+OTLP/HTTP collector, in the background: a dead collector costs spans
+(counted on stderr at exit), never traffic.`,
 		Example: `  mcpsnoop http --target http://127.0.0.1:8080/mcp
   mcpsnoop http --target https://mcp.example.com/mcp --listen 127.0.0.1:7001 --redact-secrets`,
 		Args: cobra.NoArgs,

@@ -39,6 +39,8 @@ server's stderr through, and logs each message to
 <state>/sessions/<label>-<pid>-<random>.jsonl. Signals are passed on to the
 server and its exit status is the shim's. Flags may also come from a
 .mcpsnoop.toml in the working directory; flags on the command line win.
+With --otlp-endpoint URL each call that ends is also streamed as a span to
+an OpenTelemetry collector, never delaying traffic.
 
 Run as "mcpsnoop" with no command it is the live view: it loads the newest
 session logs (--history-limit, default 100, 0 for all) and follows the
