@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 )
@@ -119,19 +118,15 @@ func readConfig(path string) ([]byte, fs.FileInfo, error) {
 // writeConfig replaces the config with out, unless it no longer holds
 // read (the client, an editor or another mcpsnoop wrote it meanwhile): its
 // change would be lost. A config that is a symbolic link (dotfile managers
-// make those) has its target replaced and stays a link.
+// make those) has its target replaced and stays a link (atomicfile's rule).
 func writeConfig(path string, read, out []byte, info fs.FileInfo) error {
-	target, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, atomicfile.PlainError(err))
-	}
 	if testHookBeforeWrite != nil {
 		testHookBeforeWrite(path)
 	}
 	if err := unchangedSince(path, read); err != nil {
 		return err
 	}
-	return atomicfile.Write(target, out, info.Mode().Perm())
+	return atomicfile.Write(path, out, info.Mode().Perm())
 }
 
 // testHookBeforeWrite lets tests change the file between reading and

@@ -75,8 +75,7 @@ OTLP/HTTP collector, in the background: a dead collector costs spans
 	f.StringVar(&o.target, "target", "", "URL of the MCP server to forward to (required), e.g. http://127.0.0.1:8080/mcp")
 	f.StringVar(&o.listen, "listen", "127.0.0.1:7000", "address to listen on (host:port; port 0 picks a free one)")
 	f.StringVar(&o.shim.label, "label", "", "server label in the log and its file name (default: the target's host:port)")
-	f.StringVar(&o.shim.traceFile, "trace-file", "", "write the log to this file, appending (default <state>/sessions/<session-id>.jsonl)")
-	f.BoolVar(&o.shim.noTrace, "no-trace", false, "forward only: no log, no state directory")
+	o.shim.registerLogFlags(f)
 	o.shim.redact.register(f)
 	o.shim.otlp.register(f)
 	return cmd
@@ -107,7 +106,7 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	if st.sink, err = o.shim.otlp.open("mcpsnoop http", stderr); err != nil {
 		return httpFail("%v", err)
 	}
-	defer closeSink(st.sink, stderr, "mcpsnoop http")
+	defer closeSink(st.sink, stderr, "mcpsnoop http") // after the log is closed below
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return httpFail("%v", err)
@@ -186,6 +185,6 @@ func openHTTPLog(st shimSettings, stderr io.Writer) *httpcapture.Log {
 	}
 	fmt.Fprintf(stderr, "mcpsnoop http: logging to %s (session %s)\n", path, sid)
 	return httpcapture.NewLog(tapLog(st.sink, f), httpcapture.LogOptions{
-		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr,
+		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr, MaxSize: st.maxLogSize,
 	})
 }

@@ -147,7 +147,7 @@ func TestMetricsHubShimTraffic(t *testing.T) {
 		t.Errorf("history counted: %v calls", metricValue(fams, hub.MetricCalls, nil))
 	}
 	shimSession(t, bins, home, nil, 20, nil)
-	shimSession(t, bins, t.TempDir(), []string{"--label", "elsewhere", "--trace-file", filepath.Join(other, "elsewhere.jsonl")}, 10, nil)
+	shimSession(t, bins, t.TempDir(), []string{"--label", "elsewhere", "--log-dir", other}, 10, nil)
 	want := map[string]float64{"sdkserver/echo": 18, "sdkserver/fail": 2, "elsewhere/echo": 9, "elsewhere/fail": 1}
 	var fams map[string]*dto.MetricFamily
 	waitFor(t, "the sessions' calls in the scrape", func() bool {

@@ -19,13 +19,14 @@ func init() { registerCommand(newSessionsCmd) }
 
 // resolveInputs is capture.ResolveInputs after the words naming sessions
 // (an id, a label, the start of an id) are resolved in the state directory:
-// what check, open, export and diff take.
-func resolveInputs(args []string) ([]capture.Input, error) {
+// what check, open, export and diff take. note (when not nil) hears of
+// the directory entries that were skipped.
+func resolveInputs(args []string, note func(string)) ([]capture.Input, error) {
 	words, err := sessions.ResolveWords(args, capture.SessionsDir())
 	if err != nil {
 		return nil, err
 	}
-	return capture.ResolveInputs(words)
+	return capture.ResolveInputsNoting(words, note)
 }
 
 type sessionsOptions struct {
