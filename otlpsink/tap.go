@@ -29,10 +29,48 @@ type tap struct {
 	closed sync.Once
 }
 
+// Write writes p to the log and hands the tracer what reached it. When
+// the write fails part-way the log writer cuts the torn line off the file
+// (Truncate), so the tracer gets only the whole lines, and starts afresh
+// after them.
 func (t *tap) Write(p []byte) (int, error) {
 	n, err := t.out.Write(p)
-	t.tr.feed(p[:n]) // what reached the log, even when the rest failed
+	if err == nil {
+		t.tr.feed(p[:n])
+		return n, err
+	}
+	whole := bytes.LastIndexByte(p[:n], '\n') + 1
+	t.tr.feed(p[:whole])
+	t.tr.resync()
 	return n, err
+}
+
+// The tap passes on what the log writer asks of its output beyond
+// writing: cutting a torn line off (Seek, Truncate) and setting room aside
+// for the closing frame (capture.RoomReserver), so that a log is the same
+// with live streaming on.
+
+var errUnsupported = errors.New("the log's output does not support this")
+
+func (t *tap) Seek(offset int64, whence int) (int64, error) {
+	if s, ok := t.out.(io.Seeker); ok {
+		return s.Seek(offset, whence)
+	}
+	return 0, errUnsupported
+}
+
+func (t *tap) Truncate(size int64) error {
+	if tr, ok := t.out.(interface{ Truncate(int64) error }); ok {
+		return tr.Truncate(size)
+	}
+	return errUnsupported
+}
+
+func (t *tap) ReserveRoom(n int) (func(), error) {
+	if release := capture.ReserveRoomFor(t.out, n); release != nil {
+		return release, nil
+	}
+	return nil, errUnsupported
 }
 
 func (t *tap) Close() error {
@@ -99,6 +137,14 @@ func (t *tracer) feed(p []byte) {
 	}
 	t.skipped.Add(int64(bytes.Count(p, []byte{'\n'})))
 	t.gap, t.gapMid = true, p[len(p)-1] != '\n'
+}
+
+// resync says the log lost the bytes after what the tracer was last fed
+// (a failed write): the next write starts a line of its own.
+func (t *tracer) resync() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.gap, t.gapMid = true, false
 }
 
 // end says the log is closed: the tracer reads what is queued, ends the

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/capture/capturetest"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/export/otlp"
 )
@@ -177,4 +179,52 @@ func benchLog() string {
 		return p
 	}
 	return "../fixtures/devtools-60calls.jsonl"
+}
+
+// TestTapDiskFull: a log written through a tap onto a disk that fills up
+// is the log it would be without one (the torn line cut off, the closing
+// frame in the room set aside for it), and the spans are the calls of
+// what the log kept.
+func TestTapDiskFull(t *testing.T) {
+	d := capturetest.NewDisk(256 << 10)
+	c := newCollector(t, nil)
+	sink := New(fast(c.url()))
+	w := capture.NewLogWriter(sink.Tap(d.Output()), capture.LogOptions{SessionID: "srv-1-aaaaaaaaaaaa", Label: "srv", Path: "full.jsonl"})
+	c2s, s2c := w.Lines(capture.ClientToServer), w.Lines(capture.ServerToClient)
+	send := func(l *capture.LineSplitter, line string) {
+		buf := l.Buffer(len(line))
+		n := copy(buf, line)
+		l.Number(buf[:n])
+		l.Fill()
+	}
+	const calls = 400
+	for i := 1; i <= calls; i++ {
+		send(c2s, `{"jsonrpc":"2.0","id":`+itoa(i)+`,"method":"tools/call","params":{"name":"echo","arguments":{}}}`+"\n")
+		send(s2c, `{"jsonrpc":"2.0","id":`+itoa(i)+`,"result":{"content":[{"type":"text","text":"`+strings.Repeat("x", 1000)+`"}]}}`+"\n")
+	}
+	lost := w.Close()
+	st := sink.Close()
+	data := d.Bytes()
+	if lost == 0 || len(data) == 0 || data[len(data)-1] != '\n' {
+		t.Fatalf("lost %d, the log ends %q", lost, data[max(0, len(data)-20):])
+	}
+	var last capture.Frame
+	r := capture.NewReader(bytes.NewReader(data), "full.jsonl")
+	for {
+		fr, _, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the log holds a bad line: %v", err)
+		}
+		last = fr.Clone()
+	}
+	if last.Direction != capture.Meta || last.Dropped != lost {
+		t.Errorf("the log ends with %+v, want the closing frame counting %d lost", last, lost)
+	}
+	rep := checkLog(t, data)
+	if st.Sent != int64(rep.Sessions[0].Calls) || st.FramesSkipped != 0 || c.received() != int(st.Sent) {
+		t.Errorf("stats %+v, collector %d, for %d calls in the log", st, c.received(), rep.Sessions[0].Calls)
+	}
 }
