@@ -202,6 +202,13 @@ func TestTapDiskFull(t *testing.T) {
 		send(c2s, `{"jsonrpc":"2.0","id":`+itoa(i)+`,"method":"tools/call","params":{"name":"echo","arguments":{}}}`+"\n")
 		send(s2c, `{"jsonrpc":"2.0","id":`+itoa(i)+`,"result":{"content":[{"type":"text","text":"`+strings.Repeat("x", 1000)+`"}]}}`+"\n")
 	}
+	// Small lines after the big ones fill what is left to less than a
+	// closing frame, which only the room set aside takes.
+	waitFor(t, "the log writer's queue to drain", func() bool { return w.Queued() == 0 })
+	time.Sleep(50 * time.Millisecond) // past its idle polls, to the flush
+	for i := 0; i < 300; i++ {
+		send(s2c, `{"n":`+itoa(i)+`}`+"\n")
+	}
 	lost := w.Close()
 	st := sink.Close()
 	data := d.Bytes()
