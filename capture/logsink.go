@@ -190,6 +190,13 @@ func cutTail(out io.Writer, n int64) bool {
 	return t.Truncate(size-n) == nil
 }
 
+// ReserveRoomFor sets n bytes of out's storage aside as a log's output
+// does when it is opened (a RoomReserver's ReserveRoom, or room beside a
+// regular *os.File) and returns what gives them back, or nil when out
+// cannot reserve. A writer that wraps a log's output uses it to be a
+// RoomReserver too.
+func ReserveRoomFor(out io.Writer, n int) func() { return reserveRoom(out, n) }
+
 // reserveRoom sets n bytes of out's storage aside and returns what gives
 // them back, or nil when out cannot reserve.
 func reserveRoom(out io.Writer, n int) func() {

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -129,12 +130,20 @@ func TestFollowedCancelledCall(t *testing.T) {
 	log := filepath.Join(dir, "s.jsonl")
 	os.WriteFile(log, []byte(strings.Join(head, "")), 0o600)
 	f := NewFollower(dir, 0)
+	if err := f.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
 	st := NewStore(LiveLimits)
 	f.History(func(b Batch) { st.Apply(b.Changes) })
 	s := st.Sessions[0]
 	if n := countStatus(s, "call_cancelled"); n != 2 || s.Pending != 0 {
 		t.Fatalf("after the cancellation: %d call_cancelled rows, %d pending", n, s.Pending)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	batches := make(chan Batch, 16)
+	go f.Run(ctx, func(b Batch) { batches <- b })
 	fl, _ := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
 	for _, l := range strings.SplitAfter(string(lines), "\n") {
 		if strings.Contains(l, `"seq":8,`) {
@@ -142,7 +151,7 @@ func TestFollowedCancelledCall(t *testing.T) {
 		}
 	}
 	fl.Close()
-	f.drain(f.follow(log), func(b Batch) { st.Apply(b.Changes) })
+	collect(t, batches, st, "the late answer", func() bool { return countStatus(s, "late_result") == 3 })
 	if n := countStatus(s, "late_result"); n != 3 || s.Pending != 0 {
 		t.Errorf("after the late answer: %d late_result rows, %d pending", n, s.Pending)
 	}

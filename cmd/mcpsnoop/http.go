@@ -61,7 +61,11 @@ Authorization, cookies, Mcp-Session-Id and Last-Event-ID are forwarded and
 never logged. SIGINT or SIGTERM stops listening, ends event streams and
 upgraded connections, gives other exchanges in flight 2s to finish, and
 flushes the log. Flags may also come from a .mcpsnoop.toml
-in the working directory; flags on the command line win.`,
+in the working directory; flags on the command line win.
+
+With --otlp-endpoint each call that ends is also sent as a span to an
+OTLP/HTTP collector, in the background: a dead collector costs spans
+(counted on stderr at exit), never traffic.`,
 		Example: `  mcpsnoop http --target http://127.0.0.1:8080/mcp
   mcpsnoop http --target https://mcp.example.com/mcp --listen 127.0.0.1:7001 --redact-secrets`,
 		Args: cobra.NoArgs,
@@ -73,6 +77,7 @@ in the working directory; flags on the command line win.`,
 	f.StringVar(&o.shim.label, "label", "", "server label in the log and its file name (default: the target's host:port)")
 	o.shim.registerLogFlags(f)
 	o.shim.redact.register(f)
+	o.shim.otlp.register(f)
 	return cmd
 }
 
@@ -97,15 +102,23 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	if err != nil {
 		return httpFail("%v", err)
 	}
+	stderr := cmd.ErrOrStderr()
+	if st.sink, err = o.shim.otlp.open("mcpsnoop http", stderr); err != nil {
+		return httpFail("%v", err)
+	}
+	defer closeSink(st.sink, stderr, "mcpsnoop http") // after the log is closed below
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return httpFail("%v", err)
 	}
-	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "mcpsnoop http: listening on %s, forwarding to %s\n", ln.Addr(), target.Redacted())
 	var log *httpcapture.Log
 	if !st.noTrace {
 		log = openHTTPLog(st, stderr)
+	} else if st.sink != nil {
+		log = httpcapture.NewLog(spanOnlyLog(st.sink), httpcapture.LogOptions{
+			SessionID: capture.NewSessionID(st.label), Label: st.label, Path: "(no log)", Redactor: st.redactor,
+		})
 	}
 	proxy := httpcapture.NewProxy(httpcapture.ProxyOptions{Target: target, Log: log, Warn: stderr})
 	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 30 * time.Second}
@@ -165,10 +178,13 @@ func shutdownHTTP(srv *http.Server, proxy *httpcapture.Proxy, sigs <-chan os.Sig
 func openHTTPLog(st shimSettings, stderr io.Writer) *httpcapture.Log {
 	f, path, sid := openLog(st, stderr, "mcpsnoop http")
 	if f == nil {
-		return nil
+		if st.sink == nil {
+			return nil
+		}
+		return httpcapture.NewLog(spanOnlyLog(st.sink), httpcapture.LogOptions{SessionID: sid, Label: st.label, Path: "(no log)", Redactor: st.redactor})
 	}
 	fmt.Fprintf(stderr, "mcpsnoop http: logging to %s (session %s)\n", path, sid)
-	return httpcapture.NewLog(f, httpcapture.LogOptions{
+	return httpcapture.NewLog(tapLog(st.sink, f), httpcapture.LogOptions{
 		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr, MaxSize: st.maxLogSize,
 	})
 }

@@ -17,10 +17,18 @@ import (
 // the shim's usage error.
 func setUpLive(root *cobra.Command) {
 	var limit int
-	root.Flags().IntVar(&limit, "history-limit", 100, "live view: how many of the newest session logs to load at start (0 for all)")
+	var metricsAddr string
+	root.Flags().IntVar(&limit, "history-limit", 100, "live view and metrics hub: how many of the newest session logs to load at start (0 for all)")
+	root.Flags().StringVar(&metricsAddr, "metrics-listen", "", "run the headless metrics hub: follow the session logs (the state directory's and those of the folders given as arguments) and serve Prometheus metrics on this address, e.g. 127.0.0.1:9464 (no authentication)")
 	shim := root.RunE
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		f := cmd.Flags()
+		if f.Changed("metrics-listen") {
+			if n := f.NFlag(); n > 2 || (n == 2 && !f.Changed("history-limit")) {
+				return shimFail("--metrics-listen takes only --history-limit and folders of session logs; the other flags belong to the shim")
+			}
+			return runHub(cmd, args, limit, metricsAddr)
+		}
 		liveOnly := f.NFlag() == 0 || (f.NFlag() == 1 && f.Changed("history-limit"))
 		if len(args) == 0 && liveOnly {
 			return runLive(cmd, limit)

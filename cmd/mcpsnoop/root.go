@@ -39,13 +39,20 @@ server's stderr through, and logs each message to
 <state>/sessions/<label>-<pid>-<random>.jsonl. Signals are passed on to the
 server and its exit status is the shim's. Flags may also come from a
 .mcpsnoop.toml in the working directory; flags on the command line win.
+With --otlp-endpoint URL each call that ends is also streamed as a span to
+an OpenTelemetry collector, never delaying traffic.
 
 Run as "mcpsnoop" with no command it is the live view: it loads the newest
 session logs (--history-limit, default 100, 0 for all) and follows the
 state directory for new and growing ones, so shims and the viewer need no
 socket and either may start first. When stdout is not a terminal it prints
 those sessions' frames as text instead and exits. "mcpsnoop demo" records a
-scripted session and shows it.`,
+scripted session and shows it.
+
+Run as "mcpsnoop --metrics-listen ADDR [folder...]" it is a headless hub: it
+follows the state directory's logs and those of the folders given, and
+serves Prometheus metrics of the calls they record on ADDR (no
+authentication: keep it on 127.0.0.1 unless something guards it).`,
 		Version:       appVersion(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -61,6 +68,7 @@ scripted session and shows it.`,
   mcpsnoop -- node build/index.js          # run a server through the shim (in your MCP config)
   mcpsnoop --label files --redact-secrets -- npx -y @modelcontextprotocol/server-filesystem .
   mcpsnoop demo                            # record a scripted session and watch it
+  mcpsnoop --metrics-listen 127.0.0.1:9464 # Prometheus metrics of every session, as they happen
   mcpsnoop open                            # look through the newest session
   mcpsnoop export -T html -o session.html  # the newest session as one HTML page
   mcpsnoop check                           # check the newest log`

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/capture/stdio"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
+	"github.com/mcpsnoop/mcpsnoop/otlpsink"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -27,6 +28,7 @@ type shimOptions struct {
 	noTrace    bool
 	killGrace  time.Duration
 	redact     redactFlags
+	otlp       otlpFlags
 }
 
 // registerLogFlags registers the flags that say where the log goes and how
@@ -53,6 +55,7 @@ func setUpShim(root *cobra.Command) {
 	o.registerLogFlags(f)
 	f.DurationVar(&o.killGrace, "kill-grace", stdio.DefaultKillGrace, "after passing on SIGINT, SIGTERM or SIGHUP, kill the server if it has not exited within this time")
 	o.redact.register(f)
+	o.otlp.register(f)
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		return runShim(cmd, args, &o)
 	}
@@ -71,6 +74,7 @@ type shimSettings struct {
 	maxLogSize int64
 	noTrace    bool
 	redactor   *capture.Redactor
+	sink       *otlpsink.Sink // live OTLP streaming, nil when off
 }
 
 func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
@@ -96,6 +100,9 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 	}
 
 	stderr := cmd.ErrOrStderr()
+	if st.sink, err = o.otlp.open("mcpsnoop", stderr); err != nil {
+		return shimFail("%v", err)
+	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, stdio.ForwardedSignals...)
 	defer signal.Stop(sigs)
@@ -112,8 +119,15 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 	}
 	if !st.noTrace {
 		sh.OpenLog = func() *capture.LogWriter { return openShimLog(st, args, stderr) }
+	} else if st.sink != nil {
+		sh.OpenLog = func() *capture.LogWriter {
+			return capture.NewLogWriter(spanOnlyLog(st.sink), capture.LogOptions{
+				SessionID: capture.NewSessionID(st.label), Label: st.label, Path: "(no log)", Redactor: st.redactor,
+			})
+		}
 	}
 	code, err := sh.Run()
+	closeSink(st.sink, stderr, "mcpsnoop")
 	if err != nil {
 		var se *stdio.StartError
 		if errors.As(err, &se) {
@@ -212,10 +226,13 @@ func mergeShimSettings(cmd *cobra.Command, o *shimOptions, cfg *capture.Config, 
 func openShimLog(st shimSettings, args []string, stderr io.Writer) *capture.LogWriter {
 	f, path, sid := openLog(st, stderr, "mcpsnoop")
 	if f == nil {
-		return nil
+		if st.sink == nil {
+			return nil
+		}
+		return capture.NewLogWriter(spanOnlyLog(st.sink), capture.LogOptions{SessionID: sid, Label: st.label, Path: "(no log)", Redactor: st.redactor})
 	}
 	fmt.Fprintf(stderr, "mcpsnoop: logging %q to %s (session %s)\n", strings.Join(st.redactor.Command(args), " "), path, sid)
-	return capture.NewLogWriter(f, capture.LogOptions{
+	return capture.NewLogWriter(tapLog(st.sink, f), capture.LogOptions{
 		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr, MaxSize: st.maxLogSize,
 	})
 }

@@ -81,6 +81,13 @@ func (f *format) Event(*checker.FrameEvent) ([]byte, error) { return nil, nil }
 
 // Call renders what the call's span needs.
 func (f *format) Call(r *checker.CallRecord) ([]byte, error) {
+	c := newCallRec(r)
+	return json.Marshal(c)
+}
+
+// newCallRec keeps what the span of call r shows (the export's Call and a
+// live stream's Span both start here).
+func newCallRec(r *checker.CallRecord) callRec {
 	c := callRec{
 		ID: r.ID, Method: r.Method, Dir: r.Direction, State: r.State, Status: r.Status,
 		IsTool: r.IsTool, IsError: r.IsError, ToolError: r.ToolError, LateResult: r.LateResult,
@@ -103,7 +110,7 @@ func (f *format) Call(r *checker.CallRecord) ([]byte, error) {
 		c.ErrMessage = m.Str
 	}
 	c.TraceID, c.ParentID, c.Flags, c.TraceState = traceContext(r.Params)
-	return json.Marshal(c)
+	return c
 }
 
 // unixNano is t in nanoseconds since the Unix epoch, for an OTLP timestamp
@@ -251,37 +258,13 @@ func indent(b *bytes.Buffer, raw []byte, prefix string) error {
 // head is a session's resource and scope as pdata writes them.
 type head struct{ resource, scope []byte }
 
-// header builds the session's resource (attributes in the order of
-// capture-store-export.md 7.6, then ours) and the scope.
+// header builds the session's resource and the scope.
 func header(s *export.Session) (head, error) {
-	rep := s.Report
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	attrs := rs.Resource().Attributes()
-	attrs.PutStr("service.name", "mcpsnoop")
-	attrs.PutStr("mcpsnoop.session.id", rep.ID)
-	attrs.PutStr("mcpsnoop.session.label", rep.Label)
-	attrs.PutInt("mcpsnoop.session.late_results", int64(rep.Counters.LateResults))
-	attrs.PutInt("mcpsnoop.session.missing_frames", int64(rep.Counters.MissingFrames))
-	if rep.Transport != "" {
-		attrs.PutStr("mcpsnoop.session.transport", rep.Transport)
-	}
-	if si := rep.Capabilities.ServerInfo; len(si) > 0 {
-		if v := gjson.GetBytes(si, "name"); v.Type == gjson.String {
-			attrs.PutStr("mcpsnoop.server.name", v.Str)
-		}
-		if v := gjson.GetBytes(si, "version"); v.Type == gjson.String {
-			attrs.PutStr("mcpsnoop.server.version", v.Str)
-		}
-	}
-	if pv := rep.Capabilities.ProtocolVersion; pv != "" {
-		attrs.PutStr("mcpsnoop.session.protocol_version", pv)
-	}
-	if s.Run != nil {
-		attrs.PutStr("mcpsnoop.run.id", s.Run.ID)
-		attrs.PutStr("mcpsnoop.run.key_kind", s.Run.KeyKind)
-	}
-	rs.ScopeSpans().AppendEmpty().Scope().SetName("mcpsnoop")
+	res := resourceOf(s)
+	res.put(rs.Resource().Attributes())
+	rs.ScopeSpans().AppendEmpty().Scope().SetName(scopeName)
 	out, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
 	if err != nil {
 		return head{}, err
@@ -294,6 +277,81 @@ func header(s *export.Session) (head, error) {
 		return head{}, errors.New("otlp: unexpected resource encoding")
 	}
 	return h, nil
+}
+
+// scopeName is the instrumentation scope of every span.
+const scopeName = "mcpsnoop"
+
+// resource is what a session's resource says: its attributes, in the order
+// of capture-store-export.md 7.6, then ours.
+type resource struct {
+	SessionID     string
+	Label         string
+	LateResults   int
+	MissingFrames int
+	Transport     string // "" when unknown
+	ServerName    string // from the initialize result's serverInfo, "" when absent
+	ServerVersion string
+	// ProtocolVersion is the negotiated revision, "" when unknown.
+	ProtocolVersion string
+	// RunID and RunKeyKind name the session's run, "" when it has none.
+	RunID, RunKeyKind string
+	hasServerName     bool
+	hasServerVersion  bool
+}
+
+// resourceOf is the resource of an exported session.
+func resourceOf(s *export.Session) resource {
+	rep := s.Report
+	r := resource{
+		SessionID: rep.ID, Label: rep.Label, LateResults: rep.Counters.LateResults,
+		MissingFrames: rep.Counters.MissingFrames, Transport: rep.Transport,
+		ProtocolVersion: rep.Capabilities.ProtocolVersion,
+	}
+	r.serverInfo(rep.Capabilities.ServerInfo)
+	if s.Run != nil {
+		r.RunID, r.RunKeyKind = s.Run.ID, s.Run.KeyKind
+	}
+	return r
+}
+
+// serverInfo reads the name and version of an initialize result's
+// serverInfo (string values only).
+func (r *resource) serverInfo(si []byte) {
+	if len(si) == 0 {
+		return
+	}
+	if v := gjson.GetBytes(si, "name"); v.Type == gjson.String {
+		r.ServerName, r.hasServerName = v.Str, true
+	}
+	if v := gjson.GetBytes(si, "version"); v.Type == gjson.String {
+		r.ServerVersion, r.hasServerVersion = v.Str, true
+	}
+}
+
+// put writes the resource's attributes.
+func (r *resource) put(attrs pcommon.Map) {
+	attrs.PutStr("service.name", "mcpsnoop")
+	attrs.PutStr("mcpsnoop.session.id", r.SessionID)
+	attrs.PutStr("mcpsnoop.session.label", r.Label)
+	attrs.PutInt("mcpsnoop.session.late_results", int64(r.LateResults))
+	attrs.PutInt("mcpsnoop.session.missing_frames", int64(r.MissingFrames))
+	if r.Transport != "" {
+		attrs.PutStr("mcpsnoop.session.transport", r.Transport)
+	}
+	if r.hasServerName {
+		attrs.PutStr("mcpsnoop.server.name", r.ServerName)
+	}
+	if r.hasServerVersion {
+		attrs.PutStr("mcpsnoop.server.version", r.ServerVersion)
+	}
+	if r.ProtocolVersion != "" {
+		attrs.PutStr("mcpsnoop.session.protocol_version", r.ProtocolVersion)
+	}
+	if r.RunID != "" {
+		attrs.PutStr("mcpsnoop.run.id", r.RunID)
+		attrs.PutStr("mcpsnoop.run.key_kind", r.RunKeyKind)
+	}
 }
 
 // spanBuilder turns a session's kept calls into spans, one at a time, in
@@ -322,19 +380,36 @@ const (
 // span renders call index i as one span's OTLP/JSON.
 func (sb *spanBuilder) span(i int, c *callRec) ([]byte, error) {
 	sb.spans.RemoveIf(func(ptrace.Span) bool { return true })
-	sp := sb.spans.AppendEmpty()
+	if err := fillSpan(sb.spans.AppendEmpty(), sb.spanID(i, c), sb.fallback, c); err != nil {
+		return nil, err
+	}
+	out, err := sb.m.MarshalTraces(sb.td)
+	if err != nil {
+		return nil, err
+	}
+	raw := gjson.GetBytes(out, "resourceSpans.0.scopeSpans.0.spans.0").Raw
+	if raw == "" {
+		return nil, errors.New("otlp: unexpected span encoding")
+	}
+	return []byte(raw), nil
+}
+
+// fillSpan maps call c to span sp, with span id id and, when the call
+// carries no valid traceparent, the trace fallback. It is the one mapping
+// of a call to a span, for the export and for live streaming alike.
+func fillSpan(sp ptrace.Span, id pcommon.SpanID, fallback pcommon.TraceID, c *callRec) error {
 	sp.SetName(c.Method)
 	sp.SetKind(ptrace.SpanKindClient)
 	if c.Dir == "s2c" {
 		sp.SetKind(ptrace.SpanKindServer)
 	}
-	sp.SetSpanID(sb.spanID(i, c))
-	sp.SetTraceID(sb.fallback)
+	sp.SetSpanID(id)
+	sp.SetTraceID(fallback)
 	if c.TraceID != "" {
 		tid, err1 := hex.DecodeString(c.TraceID)
 		pid, err2 := hex.DecodeString(c.ParentID)
 		if err1 != nil || err2 != nil || len(tid) != 16 || len(pid) != 8 {
-			return nil, fmt.Errorf("otlp: kept trace context %s-%s is not hex", c.TraceID, c.ParentID)
+			return fmt.Errorf("otlp: kept trace context %s-%s is not hex", c.TraceID, c.ParentID)
 		}
 		sp.SetTraceID(pcommon.TraceID(tid))
 		sp.SetParentSpanID(pcommon.SpanID(pid))
@@ -398,16 +473,7 @@ func (sb *spanBuilder) span(i int, c *callRec) ([]byte, error) {
 	default:
 		sp.Status().SetCode(ptrace.StatusCodeOk)
 	}
-
-	out, err := sb.m.MarshalTraces(sb.td)
-	if err != nil {
-		return nil, err
-	}
-	raw := gjson.GetBytes(out, "resourceSpans.0.scopeSpans.0.spans.0").Raw
-	if raw == "" {
-		return nil, errors.New("otlp: unexpected span encoding")
-	}
-	return []byte(raw), nil
+	return nil
 }
 
 // spanID is 8 bytes of SHA-256("span\0" session "\0" raw id "\0"
@@ -418,12 +484,18 @@ func (sb *spanBuilder) span(i int, c *callRec) ([]byte, error) {
 // is added as one more part: SHA-256("span\0" ... direction "\0" index
 // "\0").
 func (sb *spanBuilder) spanID(i int, c *callRec) pcommon.SpanID {
+	return spanIDFor(sb.seen, sb.session, i, c)
+}
+
+// spanIDFor is the span id of call index i of session, seen holding the
+// request keys that already named a span (see spanBuilder.spanID).
+func spanIDFor(seen map[string]bool, session string, i int, c *callRec) pcommon.SpanID {
 	key := c.Dir + "\x00" + c.ID
-	if sb.seen[key] {
-		return pcommon.SpanID(digest("span", sb.session, c.ID, c.Dir, strconv.Itoa(i))[:8])
+	if seen[key] {
+		return pcommon.SpanID(digest("span", session, c.ID, c.Dir, strconv.Itoa(i))[:8])
 	}
-	sb.seen[key] = true
-	return pcommon.SpanID(digest("span", sb.session, c.ID, c.Dir)[:8])
+	seen[key] = true
+	return pcommon.SpanID(digest("span", session, c.ID, c.Dir)[:8])
 }
 
 // digest is SHA-256 over the parts, each followed by a NUL byte.
@@ -461,11 +533,11 @@ func RunTraceID(runID string) pcommon.TraceID {
 //   - in a client-process run, the run's synthetic trace (RunTraceID).
 func traceFor(s *export.Session) (pcommon.TraceID, error) {
 	if s.Run == nil {
-		return SessionTraceID(s.Report.ID), nil
+		return fallbackTrace(s.Report.ID, "", "", ""), nil
 	}
+	full := ""
 	if s.Run.KeyKind == checker.RunKeyTrace {
 		prefix := strings.TrimPrefix(s.Run.ID, "t-")
-		full := ""
 		if s.Calls != nil {
 			errFound := errors.New("found")
 			err := s.Calls.Each(func(_ int, raw []byte) error {
@@ -484,9 +556,21 @@ func traceFor(s *export.Session) (pcommon.TraceID, error) {
 				full = t
 			}
 		}
-		if id, err := hex.DecodeString(full); err == nil && len(id) == 16 {
-			return pcommon.TraceID(id), nil
+	}
+	return fallbackTrace(s.Report.ID, s.Run.ID, s.Run.KeyKind, full), nil
+}
+
+// fallbackTrace is the trace of a session's untraced calls given its run
+// (runID "" for none) and, for a trace run, the run's full trace id when
+// known (see traceFor).
+func fallbackTrace(session, runID, kind, fullTrace string) pcommon.TraceID {
+	if runID == "" {
+		return SessionTraceID(session)
+	}
+	if kind == checker.RunKeyTrace {
+		if id, err := hex.DecodeString(fullTrace); err == nil && len(id) == 16 {
+			return pcommon.TraceID(id)
 		}
 	}
-	return RunTraceID(s.Run.ID), nil
+	return RunTraceID(runID)
 }

@@ -5,8 +5,9 @@
 //
 // sdk (the default) serves tools with the go-sdk over stdio: echo, big (a
 // large result), ask (a server-to-client elicitation request, for
-// 2025-11-25), book (a 2026-07-28 multi-round-trip elicitation), crash
-// (exits 3 mid-call) and flood (progress notifications, forever). cat
+// 2025-11-25), book (a 2026-07-28 multi-round-trip elicitation), fail (a
+// result marked isError), crash (exits 3 mid-call) and flood (progress
+// notifications, forever). cat
 // copies stdin to stdout byte for byte. ignore-term is sdk with SIGTERM
 // ignored. hold neither reads nor writes and ignores the end of its stdin:
 // it runs until it is killed. spew writes a JSON-RPC notification line
@@ -125,6 +126,12 @@ func newServer() *mcp.Server {
 				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"seat": &mcp.ElicitParams{Message: "Window or aisle?"}}, RequestState: "st-2"}, nil, nil
 			}
 			return text("booked " + args.Text), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Answer with a result marked isError"},
+		func(ctx context.Context, req *mcp.CallToolRequest, args textArgs) (*mcp.CallToolResult, any, error) {
+			res := text("failed: " + args.Text)
+			res.IsError = true
+			return res, nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "flood", Description: "Report progress forever"},
 		func(ctx context.Context, req *mcp.CallToolRequest, args textArgs) (*mcp.CallToolResult, any, error) {

@@ -1,0 +1,115 @@
+package otlp
+
+import (
+	"github.com/mcpsnoop/mcpsnoop/checker"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// Live maps the calls of sessions still being captured to spans for a
+// live OTLP stream, the way the export maps a finished log: the same span
+// (fillSpan), span id, fallback trace and resource attributes, from what
+// the session has shown so far (checker.SessionSoFar) rather than from its
+// final report. So a live span differs from the exported one only where
+// the session learnt more later: its resource's counters (missing frames,
+// late results) are those at the call's end, and a session that joins a
+// traced run after some of its calls ended sent those calls under the
+// trace it knew then (its client process's run, else its own).
+//
+// Live is not safe for concurrent use.
+type Live struct {
+	sessions map[string]*liveSession
+}
+
+// liveSession is what Live keeps of a session: the request keys that
+// named a span, and what it derived last (so a span does not parse the
+// server info or hash the run id again while they stay the same).
+type liveSession struct {
+	seen       map[string]bool
+	serverInfo string // raw, as last parsed
+	res        resource
+	runKey     string // run id + full trace, as last hashed
+	trace      pcommon.TraceID
+}
+
+// maxLiveKeys bounds the request keys Live remembers per session. Past it
+// the set starts again, so a long-lived capture keeps bounded memory; a
+// request id reused across that boundary would get its first span id
+// again, a case clients that number requests upwards never meet.
+const maxLiveKeys = 1 << 16
+
+// NewLive returns an empty mapping.
+func NewLive() *Live { return &Live{sessions: map[string]*liveSession{}} }
+
+// Span is one call mapped for the stream. It holds no pdata, so a queue
+// can keep it cheaply; Traces builds the payload.
+type Span struct {
+	res   resource
+	call  callRec
+	id    pcommon.SpanID
+	trace pcommon.TraceID
+}
+
+// SessionID is the session the span belongs to.
+func (s *Span) SessionID() string { return s.res.SessionID }
+
+// Span maps call r of session so, which has just ended.
+func (l *Live) Span(so checker.SessionSoFar, r *checker.CallRecord) Span {
+	ls := l.sessions[so.ID]
+	if ls == nil {
+		ls = &liveSession{seen: map[string]bool{}}
+		l.sessions[so.ID] = ls
+	}
+	res := resource{
+		SessionID: so.ID, Label: so.Label, LateResults: so.Counters.LateResults,
+		MissingFrames: so.Counters.MissingFrames, Transport: so.Transport,
+		ProtocolVersion: so.Capabilities.ProtocolVersion,
+	}
+	if si := so.Capabilities.ServerInfo; string(si) != ls.serverInfo || ls.res.SessionID == "" {
+		ls.serverInfo = string(si)
+		ls.res = resource{SessionID: so.ID}
+		ls.res.serverInfo(si)
+	}
+	res.ServerName, res.hasServerName = ls.res.ServerName, ls.res.hasServerName
+	res.ServerVersion, res.hasServerVersion = ls.res.ServerVersion, ls.res.hasServerVersion
+	full := ""
+	switch {
+	case len(so.TraceIDs) > 0 && len(so.TraceIDs[0]) == 32:
+		full = so.TraceIDs[0]
+		res.RunID, res.RunKeyKind = "t-"+full[:16], checker.RunKeyTrace
+	case so.ProcessRunID != "":
+		res.RunID, res.RunKeyKind = so.ProcessRunID, checker.RunKeyProcess
+	}
+	if key := res.RunID + "\x00" + full; key != ls.runKey || ls.trace.IsEmpty() {
+		ls.runKey, ls.trace = key, fallbackTrace(so.ID, res.RunID, res.RunKeyKind, full)
+	}
+	c := newCallRec(r)
+	if len(ls.seen) >= maxLiveKeys {
+		ls.seen = map[string]bool{}
+	}
+	return Span{res: res, call: c, id: spanIDFor(ls.seen, so.ID, r.Index, &c), trace: ls.trace}
+}
+
+// Traces builds the OTLP payload of spans: one resourceSpans per distinct
+// resource, in the order they first appear, each with one scopeSpans
+// (scope "mcpsnoop") holding its spans in order.
+func Traces(spans []Span) (ptrace.Traces, error) {
+	td := ptrace.NewTraces()
+	groups := map[resource]ptrace.SpanSlice{}
+	for i := range spans {
+		s := &spans[i]
+		slice, ok := groups[s.res]
+		if !ok {
+			rs := td.ResourceSpans().AppendEmpty()
+			s.res.put(rs.Resource().Attributes())
+			ss := rs.ScopeSpans().AppendEmpty()
+			ss.Scope().SetName(scopeName)
+			slice = ss.Spans()
+			groups[s.res] = slice
+		}
+		if err := fillSpan(slice.AppendEmpty(), s.id, s.trace, &s.call); err != nil {
+			return ptrace.NewTraces(), err
+		}
+	}
+	return td, nil
+}

@@ -1,0 +1,275 @@
+package hub
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// The metric families a hub exports (README "Watching a fleet" lists
+// them).
+const (
+	MetricCalls     = "mcpsnoop_tool_calls_total"
+	MetricErrors    = "mcpsnoop_tool_errors_total"
+	MetricDuration  = "mcpsnoop_tool_call_duration_seconds"
+	MetricTransport = "mcpsnoop_transport_errors_total"
+	MetricSessions  = "mcpsnoop_sessions_total"
+)
+
+// DurationBuckets are the latency histogram's upper bounds, in seconds.
+var DurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// Bounds on what comes off the wire: a label value is cut to MaxLabelBytes
+// (at a character boundary), and past MaxSeries distinct tool series (a
+// server, server_id and tool) a hub counts the rest under
+// tool=OverSeriesCap, so a peer choosing tool names decides neither the
+// hub's memory nor the size of a scrape. Transport series (a server and a
+// status) have a cap of their own, the rest counted under
+// server=OverSeriesCap, and so are the servers past MaxSeries distinct
+// ones. Totals stay right either way.
+const (
+	MaxLabelBytes = 128
+	MaxSeries     = 2000
+	OverSeriesCap = "(over-series-cap)"
+)
+
+// Error types of mcpsnoop_tool_errors_total.
+const (
+	ErrorTool     = "tool"     // a result marked isError
+	ErrorProtocol = "protocol" // a JSON-RPC error or another protocol failure
+)
+
+// maxSessions bounds the sessions whose server a hub remembers; past it
+// the least recently seen quarter is forgotten (a forgotten session that
+// speaks again is identified again from its frames).
+const maxSessions = 4096
+
+// Metrics counts what the engines of followed logs say: finished tool
+// calls, their latency and errors, and transport failures, per server. It
+// is fed by the engines' callbacks (Config) and read by Prometheus
+// through Registry. Nothing is counted until Count is called: a hub loads
+// its history first, and that is not new traffic.
+type Metrics struct {
+	reg       *prometheus.Registry
+	calls     *prometheus.CounterVec
+	errors    *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	transport *prometheus.CounterVec
+	sessions  *prometheus.CounterVec
+
+	mu       sync.Mutex
+	counting bool
+	servers  map[string]*sessionServer // session id -> its server
+	clock    uint64
+	known    map[server]bool    // admitted servers
+	tools    map[[3]string]bool // admitted tool series
+	statuses map[[3]string]bool // admitted transport series
+}
+
+// server is how a session's server is labelled.
+type server struct {
+	name string // the server label, bounded
+	id   string // its fingerprint
+}
+
+type sessionServer struct {
+	server
+	touched uint64
+}
+
+// NewMetrics returns the families, registered in a registry of their own.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricCalls,
+			Help: "Finished MCP tool calls (tools/call answered, with a result or an error) seen since the hub started.",
+		}, []string{"server", "server_id", "tool"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricErrors,
+			Help: "Finished MCP tool calls that failed: error_type tool for a result marked isError, protocol for a JSON-RPC error or another protocol failure.",
+		}, []string{"server", "server_id", "tool", "error_type"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    MetricDuration,
+			Help:    "Latency of finished MCP tool calls, request to final answer. Pending, superseded and cancelled-without-result calls add no observation.",
+			Buckets: DurationBuckets,
+		}, []string{"server", "server_id", "tool"}),
+		transport: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricTransport,
+			Help: "HTTP failures that never became a JSON-RPC message (a 502 from a gateway, a 401 challenge), by status. Every server seen has a sample with an empty status, zero until it fails.",
+		}, []string{"server", "server_id", "status"}),
+		sessions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricSessions,
+			Help: "Sessions that began since the hub started (history loaded at start is not counted).",
+		}, []string{"server", "server_id"}),
+		servers:  map[string]*sessionServer{},
+		known:    map[server]bool{},
+		tools:    map[[3]string]bool{},
+		statuses: map[[3]string]bool{},
+	}
+	m.reg.MustRegister(m.calls, m.errors, m.duration, m.transport, m.sessions)
+	return m
+}
+
+// Registry is what /metrics serves.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Count starts counting: call it once the history is loaded.
+func (m *Metrics) Count() {
+	m.mu.Lock()
+	m.counting = true
+	m.mu.Unlock()
+}
+
+// Config is the engine configuration of a followed log: its frames and
+// calls come to m.
+func (m *Metrics) Config(string) checker.Config {
+	// Findings are not needed here: keep the fewest.
+	return checker.Config{OnFrame: m.frame, OnCall: m.call, MaxFindings: 1}
+}
+
+// frame notes a session's server and counts transport failures.
+func (m *Metrics) frame(ev *checker.FrameEvent) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	srv, fresh := m.serverOf(ev)
+	if fresh && m.counting && ev.Ordinal == 0 {
+		// A session met while loading history, or joined midway, is not
+		// counted as one that began.
+		m.sessions.WithLabelValues(srv.name, srv.id).Inc()
+	}
+	if ev.Kind != checker.EventTransport || ev.Frame.Status < 400 || !m.counting {
+		return
+	}
+	status := strconv.Itoa(ev.Frame.Status)
+	key := [3]string{srv.name, srv.id, status}
+	if !m.statuses[key] {
+		if len(m.statuses) >= MaxSeries {
+			key = [3]string{OverSeriesCap, OverSeriesCap, status}
+		} else {
+			m.statuses[key] = true
+		}
+	}
+	m.transport.WithLabelValues(key[0], key[1], key[2]).Inc()
+}
+
+// serverOf returns the server of ev's session, identifying it on the
+// session's first frame (fresh).
+func (m *Metrics) serverOf(ev *checker.FrameEvent) (srv server, fresh bool) {
+	m.clock++
+	if s := m.servers[ev.SessionID]; s != nil {
+		s.touched = m.clock
+		return s.server, false
+	}
+	if len(m.servers) >= maxSessions {
+		evictOldest(m.servers)
+	}
+	f := ev.Frame
+	var meta capture.SessionMeta
+	if f.Direction == capture.Meta {
+		_ = json.Unmarshal(f.Raw, &meta)
+	}
+	srv = server{name: boundLabel(f.ServerLabel), id: ServerID(f.Transport, f.ServerLabel, meta.Command, meta.Cwd)}
+	if !m.known[srv] {
+		if len(m.known) >= MaxSeries {
+			srv = server{name: OverSeriesCap, id: OverSeriesCap}
+		}
+		m.known[srv] = true
+		// Every server seen has its zero samples, so a healthy hub's
+		// graphs are flat rather than absent.
+		m.statuses[[3]string{srv.name, srv.id, ""}] = true
+		m.transport.WithLabelValues(srv.name, srv.id, "")
+		m.sessions.WithLabelValues(srv.name, srv.id)
+	}
+	m.servers[strings.Clone(ev.SessionID)] = &sessionServer{server: srv, touched: m.clock}
+	return srv, true
+}
+
+// call counts a finished tool call.
+func (m *Metrics) call(r checker.CallRecord) {
+	if !r.IsTool || !r.HasDuration {
+		return // not a tool call, or not finished: pending, superseded, cancelled without a result
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.counting {
+		return
+	}
+	s := m.servers[r.SessionID]
+	if s == nil {
+		return // its session was forgotten mid-call: cannot happen within maxSessions active sessions
+	}
+	key := [3]string{s.name, s.id, boundLabel(r.Name)}
+	if !m.tools[key] {
+		if len(m.tools) >= MaxSeries {
+			key[2] = OverSeriesCap
+		} else {
+			m.tools[key] = true
+		}
+	}
+	m.calls.WithLabelValues(key[:]...).Inc()
+	m.duration.WithLabelValues(key[:]...).Observe(r.Duration.Seconds())
+	switch {
+	case r.IsError && r.ToolError:
+		m.errors.WithLabelValues(key[0], key[1], key[2], ErrorTool).Inc()
+	case r.IsError:
+		m.errors.WithLabelValues(key[0], key[1], key[2], ErrorProtocol).Inc()
+	}
+}
+
+// ServerID is the stable short fingerprint of a recorded server identity:
+// 12 hex digits of SHA-256 over the transport, the label and, for a stdio
+// server, the command line and working directory its meta frame recorded.
+// Two servers with one label stay apart, and the id shows none of what it
+// is made of (command, path, endpoint); no session id goes into it, so
+// every session of a server has the same one.
+func ServerID(transport, label string, command []string, cwd string) string {
+	h := sha256.New()
+	for _, p := range append([]string{"mcpsnoop-server", transport, label, cwd}, command...) {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+// boundLabel makes a value off the wire a label value: valid UTF-8, at
+// most MaxLabelBytes (cut at a character boundary).
+func boundLabel(s string) string {
+	if len(s) > 4*MaxLabelBytes {
+		s = s[:4*MaxLabelBytes] // a huge name: only its start matters
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= MaxLabelBytes {
+		return strings.Clone(s)
+	}
+	cut := MaxLabelBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.Clone(s[:cut])
+}
+
+// evictOldest forgets the least recently seen quarter of the sessions.
+func evictOldest(m map[string]*sessionServer) {
+	type kv struct {
+		id      string
+		touched uint64
+	}
+	all := make([]kv, 0, len(m))
+	for id, s := range m {
+		all = append(all, kv{id, s.touched})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].touched < all[j].touched })
+	for _, e := range all[:len(all)/4] {
+		delete(m, e.id)
+	}
+}

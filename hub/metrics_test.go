@@ -1,0 +1,343 @@
+package hub
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/checker"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// scrape fetches /metrics from h's handler and parses it with
+// Prometheus's own text parser; it returns the families and the body's
+// uncompressed size.
+func scrape(t *testing.T, h http.Handler) (map[string]*dto.MetricFamily, int) {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /metrics: %d %v", resp.StatusCode, err)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("the scrape does not parse: %v", err)
+	}
+	return fams, len(body)
+}
+
+// sample finds the metric of fam whose labels include want; nil if none.
+func sample(fams map[string]*dto.MetricFamily, fam string, want map[string]string) *dto.Metric {
+	f := fams[fam]
+	if f == nil {
+		return nil
+	}
+next:
+	for _, m := range f.Metric {
+		have := map[string]string{}
+		for _, lp := range m.Label {
+			have[lp.GetName()] = lp.GetValue()
+		}
+		for k, v := range want {
+			if have[k] != v {
+				continue next
+			}
+		}
+		return m
+	}
+	return nil
+}
+
+func counter(fams map[string]*dto.MetricFamily, fam string, want map[string]string) float64 {
+	m := sample(fams, fam, want)
+	if m == nil {
+		return -1
+	}
+	return m.GetCounter().GetValue()
+}
+
+// feed runs a log through an engine configured by m, as a followed log is.
+func feed(t *testing.T, m *Metrics, log string) {
+	t.Helper()
+	eng := checker.New(m.Config("test.jsonl"))
+	r := capture.NewReader(strings.NewReader(log), "test.jsonl")
+	for {
+		fr, line, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng.Ingest(&fr, checker.Position{Line: line})
+	}
+}
+
+func labels(kv ...string) map[string]string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
+}
+
+// TestMetricsFamilies: finished tool calls are counted per server and
+// tool, their latency observed in the issue's buckets; errors split by
+// type; pending, superseded and cancelled-without-result calls add
+// nothing; HTTP failures that never became JSON-RPC count per status; a
+// server with none has its zero sample.
+func TestMetricsFamilies(t *testing.T) {
+	m := NewMetrics()
+	m.Count()
+	files := newLog("files-1-aaaa", "files", "stdio").meta("/srv/files/server.py", "/home/me").init().
+		toolCall(1, "read").result(1, 30*time.Millisecond, `{"content":[]}`).
+		toolCall(2, "read").result(2, 700*time.Millisecond, `{"content":[],"isError":true}`).
+		toolCall(3, "write").rpcError(3, 3*time.Millisecond).
+		toolCall(4, "write").           // pending
+		toolCall(5, "write").cancel(5). // cancelled, never answered
+		toolCall(6, "read").            // superseded by the reuse of id 6 below
+		toolCall(6, "read").result(6, 4*time.Millisecond, `{"content":[]}`).
+		request(7, "resources/read", `{"uri":"file:///x"}`).result(7, time.Millisecond, `{"contents":[]}`)
+	feed(t, m, files.String())
+	gw := newLog("gw-1-bbbb", "127.0.0.1:9000", "http").init().
+		toolCall(1, "search").result(1, 20*time.Millisecond, `{"content":[]}`).
+		frame("s2c", time.Millisecond, `"status":502`).
+		frame("s2c", time.Millisecond, `"status":401`).
+		frame("s2c", time.Millisecond, `"status":502`).
+		frame("s2c", time.Millisecond, `"status":202`)
+	feed(t, m, gw.String())
+
+	fams, _ := scrape(t, (&Hub{Metrics: m}).Handler())
+	fid := ServerID("stdio", "files", []string{"/srv/files/server.py"}, "/home/me")
+	gid := ServerID("http", "127.0.0.1:9000", nil, "")
+	for _, c := range []struct {
+		fam    string
+		labels map[string]string
+		want   float64
+	}{
+		{MetricCalls, labels("server", "files", "server_id", fid, "tool", "read"), 3},
+		{MetricCalls, labels("server", "files", "server_id", fid, "tool", "write"), 1},
+		{MetricCalls, labels("server", "127.0.0.1:9000", "server_id", gid, "tool", "search"), 1},
+		{MetricErrors, labels("server", "files", "tool", "read", "error_type", "tool"), 1},
+		{MetricErrors, labels("server", "files", "tool", "write", "error_type", "protocol"), 1},
+		{MetricErrors, labels("server", "files", "tool", "read", "error_type", "protocol"), -1},
+		{MetricTransport, labels("server", "127.0.0.1:9000", "server_id", gid, "status", "502"), 2},
+		{MetricTransport, labels("server", "127.0.0.1:9000", "server_id", gid, "status", "401"), 1},
+		{MetricTransport, labels("server", "127.0.0.1:9000", "server_id", gid, "status", "202"), -1},
+		{MetricTransport, labels("server", "files", "server_id", fid, "status", ""), 0},
+		{MetricSessions, labels("server", "files", "server_id", fid), 1},
+	} {
+		if got := counter(fams, c.fam, c.labels); got != c.want {
+			t.Errorf("%s%v = %v, want %v", c.fam, c.labels, got, c.want)
+		}
+	}
+	h := sample(fams, MetricDuration, labels("server", "files", "tool", "read")).GetHistogram()
+	if h.GetSampleCount() != 3 || h.GetSampleSum() < 0.733 || h.GetSampleSum() > 0.735 {
+		t.Errorf("read latency: %d observations, sum %v; want 3 summing 0.734 s", h.GetSampleCount(), h.GetSampleSum())
+	}
+	var bounds []float64
+	cum := map[float64]uint64{}
+	for _, b := range h.GetBucket() {
+		bounds = append(bounds, b.GetUpperBound())
+		cum[b.GetUpperBound()] = b.GetCumulativeCount()
+	}
+	if len(bounds) != len(DurationBuckets)+1 || !math.IsInf(bounds[len(bounds)-1], 1) {
+		t.Fatalf("buckets %v, want the issue's and +Inf", bounds)
+	}
+	for i, b := range DurationBuckets {
+		if bounds[i] != b {
+			t.Errorf("bucket %d bound %v, want %v", i, bounds[i], b)
+		}
+	}
+	if cum[0.005] != 1 || cum[0.025] != 1 || cum[0.05] != 2 || cum[0.5] != 2 || cum[1] != 3 {
+		t.Errorf("cumulative counts %v: want 4ms, 30ms and 700ms in their buckets", cum)
+	}
+	if w := sample(fams, MetricDuration, labels("tool", "write")).GetHistogram(); w.GetSampleCount() != 1 {
+		t.Errorf("write: %d observations, want 1 (pending and cancelled add none)", w.GetSampleCount())
+	}
+	for _, fam := range []string{MetricCalls, MetricDuration, MetricErrors} {
+		for _, mt := range fams[fam].GetMetric() {
+			if len(mt.Label) < 3 {
+				t.Errorf("%s series without server, server_id and tool: %v", fam, mt.Label)
+			}
+		}
+	}
+}
+
+// TestServerID: stable across sessions of one server, apart for two
+// servers sharing a label, short, and made of nothing it shows.
+func TestServerID(t *testing.T) {
+	a := ServerID("stdio", "files", []string{"python3", "/srv/a/server.py"}, "/home/me")
+	if a != ServerID("stdio", "files", []string{"python3", "/srv/a/server.py"}, "/home/me") {
+		t.Error("not stable")
+	}
+	if a == ServerID("stdio", "files", []string{"python3", "/srv/b/server.py"}, "/home/me") ||
+		a == ServerID("http", "files", nil, "") || a == ServerID("stdio", "files", []string{"python3"}, "/srv/a/server.py") {
+		t.Error("two servers share an id")
+	}
+	if len(a) != 12 || strings.Trim(a, "0123456789abcdef") != "" {
+		t.Errorf("id %q is not 12 hex digits", a)
+	}
+}
+
+// TestScrapeExposesNoIdentity: a scrape names servers by label and id,
+// never by command, path, endpoint or session id.
+func TestScrapeExposesNoIdentity(t *testing.T) {
+	m := NewMetrics()
+	m.Count()
+	feed(t, m, newLog("files-4242-deadbeef0001", "files", "stdio").meta("/opt/secret-tool/run.sh", "/home/alice/project").init().
+		toolCall(1, "read").result(1, time.Millisecond, `{"content":[]}`).String())
+	feed(t, m, newLog("10.1.2.3:8443-77-cafe", "gateway", "http").init().frame("s2c", time.Millisecond, `"status":502`).String())
+	srv := httptest.NewServer((&Hub{Metrics: m}).Handler())
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, secret := range []string{"secret-tool", "run.sh", "/home/alice", "4242", "deadbeef", "10.1.2.3", "cafe"} {
+		if bytes.Contains(body, []byte(secret)) {
+			t.Errorf("the scrape shows %q", secret)
+		}
+	}
+	if !bytes.Contains(body, []byte(`server="files"`)) || !bytes.Contains(body, []byte(`server="gateway"`)) {
+		t.Errorf("servers not labelled:\n%s", body)
+	}
+}
+
+// TestMetricsBounds: a 4 MiB tool name and 5,000 distinct names keep the
+// scrape under 8 MB: the long name is cut to 128 bytes, past 2,000 series
+// the rest count under (over-series-cap), and the totals stay right.
+func TestMetricsBounds(t *testing.T) {
+	m := NewMetrics()
+	m.Count()
+	l := newLog("big-1-aaaa", "big", "stdio").meta("srv", "/").init()
+	huge := strings.Repeat("é", 2<<20) // 4 MiB, two bytes a character
+	l.toolCall(1, huge).result(1, time.Millisecond, `{"content":[]}`)
+	for i := 0; i < 5000; i++ {
+		l.toolCall(i+2, "tool-"+itoa5(i)).result(i+2, time.Millisecond, `{"content":[]}`)
+	}
+	feed(t, m, l.String())
+	fams, size := scrape(t, (&Hub{Metrics: m}).Handler())
+	t.Logf("scrape at the series cap: %d bytes uncompressed, %d tool series", size, len(fams[MetricCalls].GetMetric()))
+	if size >= 8<<20 {
+		t.Errorf("scrape is %d bytes, want under 8 MB", size)
+	}
+	total, over, long := 0.0, 0.0, ""
+	for _, mt := range fams[MetricCalls].GetMetric() {
+		total += mt.GetCounter().GetValue()
+		for _, lp := range mt.Label {
+			if lp.GetName() != "tool" {
+				continue
+			}
+			if lp.GetValue() == OverSeriesCap {
+				over = mt.GetCounter().GetValue()
+			}
+			if strings.HasPrefix(lp.GetValue(), "é") {
+				long = lp.GetValue()
+			}
+		}
+	}
+	if n := len(fams[MetricCalls].GetMetric()); n != MaxSeries+1 {
+		t.Errorf("%d tool series, want %d and the cap's", n, MaxSeries)
+	}
+	if total != 5001 || over != 5001-MaxSeries {
+		t.Errorf("total %v (want 5001), over the cap %v (want %d)", total, over, 5001-MaxSeries)
+	}
+	if len(long) != MaxLabelBytes || long != strings.Repeat("é", MaxLabelBytes/2) {
+		t.Errorf("the long name became %d bytes", len(long))
+	}
+	if h := sample(fams, MetricDuration, labels("tool", OverSeriesCap)).GetHistogram(); h.GetSampleCount() != uint64(5001-MaxSeries) {
+		t.Errorf("over-cap histogram holds %d observations", h.GetSampleCount())
+	}
+}
+
+func itoa5(i int) string {
+	b := []byte("00000")
+	for k := 4; k >= 0 && i > 0; k-- {
+		b[k] = byte('0' + i%10)
+		i /= 10
+	}
+	return string(b)
+}
+
+// TestBoundLabel: valid UTF-8 of at most 128 bytes, cut at a character.
+func TestBoundLabel(t *testing.T) {
+	for in, want := range map[string]string{
+		"read":                        "read",
+		strings.Repeat("a", 200):      strings.Repeat("a", 128),
+		"x" + strings.Repeat("€", 60): "x" + strings.Repeat("€", 42), // 1 + 42*3 = 127
+		"bad\xffbyte":                 "bad\uFFFDbyte",
+		strings.Repeat("\xff", 1<<20): "\uFFFD", // a run of bad bytes is one replacement
+	} {
+		if got := boundLabel(in); got != want {
+			t.Errorf("boundLabel(%.20q) = %.20q (%d bytes), want %d bytes", in, got, len(got), len(want))
+		}
+	}
+}
+
+// TestHubHistoryNotCounted: logs already there when the hub starts are
+// loaded (their servers get zero samples) but not counted; what is
+// written after, to them or to new logs, in the state folder or another
+// one, is.
+func TestHubHistoryNotCounted(t *testing.T) {
+	state, other := t.TempDir(), t.TempDir()
+	old := newLog("files-1-aaaa", "files", "stdio").meta("/srv/files", "/").init().
+		toolCall(1, "read").result(1, 10*time.Millisecond, `{"content":[]}`).
+		toolCall(2, "read") // answered after the hub started
+	oldPath := filepath.Join(state, "files-1-aaaa.jsonl")
+	os.WriteFile(oldPath, []byte(old.take()), 0o600)
+	h := New([]string{state, other}, 100)
+	var notices []string
+	if err := h.Start(func(n string) { notices = append(notices, n) }); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	fid := ServerID("stdio", "files", []string{"/srv/files"}, "/")
+	fams, _ := scrape(t, h.Handler())
+	if got := counter(fams, MetricCalls, labels("tool", "read")); got != -1 {
+		t.Errorf("history counted: %v calls", got)
+	}
+	if got := counter(fams, MetricTransport, labels("server", "files", "server_id", fid, "status", "")); got != 0 {
+		t.Errorf("no zero sample for a server seen in history: %v", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.Run(ctx, func(n string) { notices = append(notices, n) })
+	appendFile(t, oldPath, old.result(2, 40*time.Millisecond, `{"content":[]}`).take())
+	appendFile(t, filepath.Join(other, "gw-2-bbbb.jsonl"), newLog("gw-2-bbbb", "gw", "http").init().
+		toolCall(1, "search").rpcError(1, time.Millisecond).frame("s2c", time.Millisecond, `"status":503`).String())
+	waitFor(t, "the live traffic's counts", func() bool {
+		fams, _ = scrape(t, h.Handler())
+		return counter(fams, MetricCalls, labels("tool", "read")) == 1 && counter(fams, MetricTransport, labels("server", "gw", "status", "503")) == 1 &&
+			counter(fams, MetricErrors, labels("server", "gw", "tool", "search", "error_type", "protocol")) == 1
+	})
+	if hs := sample(fams, MetricDuration, labels("tool", "read")).GetHistogram(); hs.GetSampleCount() != 1 || hs.GetSampleSum() < 0.039 || hs.GetSampleSum() > 0.041 {
+		t.Errorf("read latency: %d observations summing %v, want the one call answered live (0.040 s)", hs.GetSampleCount(), hs.GetSampleSum())
+	}
+	if counter(fams, MetricSessions, labels("server", "gw")) != 1 || counter(fams, MetricSessions, labels("server", "files")) != 0 {
+		t.Errorf("sessions: gw %v (began live), files %v (from history)", counter(fams, MetricSessions, labels("server", "gw")), counter(fams, MetricSessions, labels("server", "files")))
+	}
+	if len(notices) > 0 {
+		t.Errorf("notices: %v", notices)
+	}
+}
