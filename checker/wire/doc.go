@@ -1,0 +1,22 @@
+// Package wire validates MCP JSON-RPC messages against the JSON schema the
+// specification publishes for each protocol revision, the way the official
+// conformance suite does: a request and a notification against the
+// definition of their method, a result against the definition of the
+// request it answers, an error against the error response, each also
+// against its JSON-RPC envelope.
+//
+// The five schemas (2024-11-05 to 2026-07-28) are embedded, unchanged, from
+// the specification's repository (schemas/README.md gives their source and
+// licence). A revision's schema is compiled at its first use, and the
+// sub-schema of each definition once, the first time a message needs it;
+// a message is checked against its own definition only, never the union of
+// every message.
+//
+// Validating must stay cheap enough to run on every frame of a large
+// capture, so a message is decoded by a walker of our own rather than
+// encoding/json: string values are views of the frame's bytes, a long
+// string is not unescaped (no MCP schema constrains a long string's
+// content), and the bodies the schema leaves open (tools/call arguments,
+// structuredContent) are handed to the validator as empty values of their
+// own type. The package does no I/O and keeps nothing of a message.
+package wire
