@@ -101,9 +101,9 @@ func TestRuleSpecURL(t *testing.T) {
 // frame's revision; the session counts the frames per rule.
 func TestFindingRules(t *testing.T) {
 	frames := append(initialize("2025-06-18", "2025-06-18"),
-		"s2c 10 "+rpcResult("7", `{}`), // W24: answers nothing
+		"s2c 10 "+rpcResult("7", `{}`),       // W24: answers nothing
 		"c2s 11 "+`{"id":2,"method":"ping"}`, // W1
-		"s2c 12 "+`{"id":2,"result":{}}`, // W1
+		"s2c 12 "+`{"id":2,"result":{}}`,     // W1
 	)
 	rep := check(t, checker.Config{}, logOf("s", numbered(frames...)...))
 	var got []string
