@@ -16,7 +16,8 @@ import (
 
 // TextOptions tune the text report.
 type TextOptions struct {
-	// Verbose adds each session's multi-round-trip interactions.
+	// Verbose adds each session's rules that fired with their spec links,
+	// its multi-round-trip interactions and its elicitations.
 	Verbose bool
 }
 
@@ -37,6 +38,7 @@ func WriteText(w io.Writer, rep *checker.Report, opts TextOptions) error {
 				fmt.Fprintf(bw, "  %s: %s\n", f.Kind, strings.Join(f.Tools, ", "))
 			}
 		}
+		writeWire(bw, s, opts.Verbose)
 		if len(s.FailedSignals) > 0 {
 			names := make([]string, len(s.FailedSignals))
 			for i, sig := range s.FailedSignals {
@@ -48,6 +50,7 @@ func WriteText(w io.Writer, rep *checker.Report, opts TextOptions) error {
 			fmt.Fprintf(bw, "assertion failed: %s\n", a.Message)
 		}
 		if opts.Verbose {
+			writeRuleHits(bw, s)
 			writeInteractions(bw, s)
 			writeElicitations(bw, s)
 		}
