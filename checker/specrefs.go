@@ -85,6 +85,16 @@ func (r *Rule) Revisions() []string {
 // or one without a schema, the page of the nearest one it applies to (the
 // newest when rev is unknown).
 func (r *Rule) SpecURL(rev string) string {
+	rev, path := r.page(rev)
+	if path == "" {
+		return ""
+	}
+	return SpecBase + rev + "/" + path
+}
+
+// page is the revision whose page SpecURL links for rev, and the page's
+// path within it.
+func (r *Rule) page(rev string) (string, string) {
 	if !wire.Known(rev) {
 		rev = newestRevision
 	}
@@ -92,7 +102,7 @@ func (r *Rule) SpecURL(rev string) string {
 		rev = r.Since
 	}
 	if len(r.spec) == 0 {
-		return ""
+		return rev, ""
 	}
 	page := r.spec[0]
 	for _, p := range r.spec {
@@ -103,28 +113,28 @@ func (r *Rule) SpecURL(rev string) string {
 	if rev < page.from {
 		rev = page.from
 	}
-	return SpecBase + rev + "/" + page.path
+	return rev, page.path
 }
 
-// SpecURLs lists the distinct sections the rule enforces, each with the
-// first revision it holds for, oldest first.
+// SpecURLs lists the distinct sections the rule enforces over the
+// revisions it applies to, oldest first, each with the first of those
+// revisions it holds for.
 func (r *Rule) SpecURLs() []RevisionURL {
 	var out []RevisionURL
-	last := ""
 	for _, rev := range r.Revisions() {
-		u := r.SpecURL(rev)
-		page := strings.TrimPrefix(u, SpecBase+rev+"/")
-		if page != last {
-			out = append(out, RevisionURL{Revision: rev, URL: u})
-			last = page
+		linked, path := r.page(rev)
+		if len(out) > 0 && out[len(out)-1].Path == path {
+			continue
 		}
+		out = append(out, RevisionURL{Revision: rev, Path: path, URL: SpecBase + linked + "/" + path})
 	}
 	return out
 }
 
-// RevisionURL is a spec link and the revision it is for.
+// RevisionURL is a spec section, the page's path within a revision, and
+// the first revision it is linked for.
 type RevisionURL struct {
-	Revision, URL string
+	Revision, Path, URL string
 }
 
 // Rules returns the catalogue in id order (W1..W49, M1, wire).

@@ -187,7 +187,8 @@ func (s *session) applyWire(j *wireJob) {
 	s.counters.WireFindings++
 	s.wire.record(f, j)
 	refs := []RuleRef{{ID: RuleWire, SpecURL: wire.SpecURL(f.Revision, f.Definition)}}
-	s.ruleHits.add(refs)
+	// The session's tally links the revision's schema, not one definition.
+	s.ruleHits.add([]RuleRef{{ID: RuleWire, SpecURL: strings.TrimSuffix(wire.SpecURL(f.Revision, ""), "#")}})
 	s.addFinding(findingInput{
 		signal: SignalWire, phase: phaseFrames, ordinal: j.ordinal, rank: rankWire,
 		seq: j.seq, path: j.path, line: j.line,
