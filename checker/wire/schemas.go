@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -90,15 +91,9 @@ func (r *revision) read() error {
 	}
 	r.defs = defs
 
-	c := jsonschema.NewCompiler()
-	// format is an annotation in draft 2020-12 and optional in draft-07,
-	// which this library asserts by default. The same message must read
-	// the same under every revision, so no revision asserts it.
-	for _, name := range []string{"uri", "uri-reference", "uri-template", "byte", "date-time", "email"} {
-		c.RegisterFormat(&jsonschema.Format{Name: name, Validate: func(any) error { return nil }})
-	}
-	if err := c.AddResource(schemaBase+r.name+".json", doc); err != nil {
-		return fmt.Errorf("schema %s: %w", r.name, err)
+	c, err := newCompiler(r.name, inlineRefs(root, r.ptr))
+	if err != nil {
+		return err
 	}
 	r.compiler = c
 	r.compiled = map[string]*jsonschema.Schema{}
@@ -128,6 +123,21 @@ func (r *revision) read() error {
 		}
 	}
 	return nil
+}
+
+// newCompiler holds a revision's schema document.
+func newCompiler(rev string, doc any) (*jsonschema.Compiler, error) {
+	c := jsonschema.NewCompiler()
+	// format is an annotation in draft 2020-12 and optional in draft-07,
+	// which this library asserts by default. The same message must read
+	// the same under every revision, so no revision asserts it.
+	for _, name := range []string{"uri", "uri-reference", "uri-template", "byte", "date-time", "email"} {
+		c.RegisterFormat(&jsonschema.Format{Name: name, Validate: func(any) error { return nil }})
+	}
+	if err := c.AddResource(schemaBase+rev+".json", doc); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", rev, err)
+	}
+	return c, nil
 }
 
 // union returns, for a union of messages (ClientRequest and the like), each
@@ -255,4 +265,82 @@ func methodConst(v any) string {
 	method, _ := props["method"].(map[string]any)
 	c, _ := method["const"].(string)
 	return c
+}
+
+// inlineRefs returns a copy of the schema document in which every $ref to
+// a definition is replaced by a copy of that definition, except where the
+// definition refers back to itself (JSONValue and the like), which stays a
+// $ref. The validator then checks the same constraints at the same
+// instance locations, without setting up a sub-validator for each hop
+// through a reference: a third of its time on typical messages. A $ref
+// with sibling keywords keeps them beside an allOf of the definition
+// (draft 2020-12 applies both), or drops them (draft-07 ignores them, as
+// the validator does).
+func inlineRefs(root map[string]any, ptr string) map[string]any {
+	defs, _ := root[ptr].(map[string]any)
+	draft07 := ptr == "definitions"
+	prefix := "#/" + ptr + "/"
+	var inline func(v any, stack []string) any
+	inline = func(v any, stack []string) any {
+		switch n := v.(type) {
+		case []any:
+			out := make([]any, len(n))
+			for i, e := range n {
+				out[i] = inline(e, stack)
+			}
+			return out
+		case map[string]any:
+			if ref, ok := n["$ref"].(string); ok && strings.HasPrefix(ref, prefix) {
+				name := ref[len(prefix):]
+				def, known := defs[name]
+				if known && !slices.Contains(stack, name) {
+					body := inline(def, append(stack, name))
+					siblings := map[string]any{}
+					for k, sv := range n {
+						if k != "$ref" && k != "description" {
+							siblings[k] = inline(sv, stack)
+						}
+					}
+					if len(siblings) == 0 || draft07 {
+						return body
+					}
+					siblings["allOf"] = append(asSlice(siblings["allOf"]), body)
+					return siblings
+				}
+			}
+			out := make(map[string]any, len(n))
+			for k, e := range n {
+				switch k {
+				case "description":
+					continue
+				case "const", "enum", "default", "examples":
+					out[k] = e // data, not schemas
+					continue
+				}
+				if k == "properties" || k == ptr || k == "patternProperties" {
+					// Maps of names to schemas: each value is a schema.
+					names, _ := e.(map[string]any)
+					m := make(map[string]any, len(names))
+					for name, sub := range names {
+						if k == ptr {
+							m[name] = inline(sub, []string{name})
+						} else {
+							m[name] = inline(sub, stack)
+						}
+					}
+					out[k] = m
+					continue
+				}
+				out[k] = inline(e, stack)
+			}
+			return out
+		}
+		return v
+	}
+	return inline(root, nil).(map[string]any)
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
 }
