@@ -21,12 +21,16 @@ import (
 //     client's answer to it, which carries no resultType);
 //   - the legacy captures and the other cases pass, or do not tell their
 //     revision (no initialize exchange, no 2026-07-28 _meta) and are not
-//     validated.
+//     validated;
+//   - sdk-ts/ holds real TypeScript SDK traffic (@modelcontextprotocol/sdk
+//     1.32.2: its client and server at 2025-11-25, its server under the
+//     go-sdk client at 2024-11-05 to 2025-11-25), through the shim: every
+//     frame validates.
 func TestWireOverFixtures(t *testing.T) {
 	t.Setenv("MCPSNOOP_HOME", t.TempDir())
 	root := filepath.Join("..", "..", "fixtures")
 	logs, _ := filepath.Glob(filepath.Join(root, "*.jsonl"))
-	for _, pattern := range []string{"run-*/*.jsonl", "conformance/*.jsonl"} {
+	for _, pattern := range []string{"run-*/*.jsonl", "sdk-ts/*.jsonl", "conformance/*.jsonl"} {
 		more, _ := filepath.Glob(filepath.Join(root, pattern))
 		logs = append(logs, more...)
 	}
