@@ -13,9 +13,10 @@ import (
 // validated on a goroutine of its own, and the outcomes are applied on the
 // engine's goroutine in frame order. What a report says does not depend on
 // the timing: findings are sorted by where they sit, and outcomes reach
-// the sessions in the order the frames came. At most maxInFlight batches
-// are out at once, which bounds the memory the copies take; the engine
-// waits for the oldest when that many are.
+// the sessions in the order the frames came (the oldest batch first, when
+// maxInFlight are out and another is ready, and at the end). At most
+// maxInFlight batches are out at once, which bounds the memory the copies
+// take.
 
 // wireBatchSize is how many frames one goroutine validates.
 const wireBatchSize = 64
@@ -69,16 +70,6 @@ func (p *wirePool) submit(j wireJob) {
 		return
 	}
 	p.dispatch()
-	// Apply what is already done, oldest first, without waiting.
-	for len(p.inFlight) > 0 {
-		select {
-		case <-p.inFlight[0].done:
-			p.applyOldest()
-			continue
-		default:
-		}
-		break
-	}
 }
 
 // dispatch starts validating the current batch, waiting first for the
