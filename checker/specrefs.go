@@ -81,9 +81,10 @@ func (r *Rule) Revisions() []string {
 }
 
 // SpecURL is the section the rule enforces, for a frame of revision rev:
-// the page of that revision; for a revision the rule does not apply to,
-// or one without a schema, the page of the nearest one it applies to (the
-// newest when rev is unknown).
+// the page of that revision; for a revision before the rule's first page,
+// that page (a rule's pages start no earlier than its Since, so a revision
+// the rule does not apply to gets the nearest one it does); for a revision
+// without a schema, the newest.
 func (r *Rule) SpecURL(rev string) string {
 	rev, path := r.page(rev)
 	if path == "" {
@@ -97,9 +98,6 @@ func (r *Rule) SpecURL(rev string) string {
 func (r *Rule) page(rev string) (string, string) {
 	if !wire.Known(rev) {
 		rev = newestRevision
-	}
-	if r.Since != "" && rev < r.Since {
-		rev = r.Since
 	}
 	if len(r.spec) == 0 {
 		return rev, ""

@@ -46,6 +46,12 @@ func TestCatalogueMatchesRuleFiles(t *testing.T) {
 				t.Errorf("%s: spec URL %q for %s", r.ID, u, rev)
 			}
 		}
+		// A revision the rule does not apply to links the first one it does.
+		for _, rev := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"} {
+			if !r.AppliesTo(rev) && r.SpecURL(rev) != r.SpecURL(r.Since) {
+				t.Errorf("%s under %s links %s, not its %s page", r.ID, rev, r.SpecURL(rev), r.Since)
+			}
+		}
 	}
 	var unknown []string
 	for id := range used {
