@@ -27,8 +27,21 @@ func FuzzValidate(f *testing.F) {
 					if f != nil && (len(f.Issues) == 0 || f.Text() == "" || f.Kind() == "") {
 						t.Fatalf("empty finding %+v", f)
 					}
+					// The shape cache answers as a full validation would.
+					m := Message{Revision: rev, Kind: kind, Sender: sender, Method: method, Raw: raw, TaskAugmented: kind == Result}
+					cached, _ := Validate(m)
+					if text(cached) != uncached(t, m) {
+						t.Fatalf("%s: cached %q, validated %q", rev, text(cached), uncached(t, m))
+					}
 				}
 			}
 		}
 	})
+}
+
+func text(f *Finding) string {
+	if f == nil {
+		return ""
+	}
+	return f.Text()
 }

@@ -51,6 +51,12 @@ type revision struct {
 	// Envelope definitions.
 	envRequest, envNotification, envResult, envError string
 
+	// Shapes (see shape.go): the properties whose strings the schema
+	// reads, and the shapes known to validate.
+	sensitive map[string]bool
+	anyKey    bool
+	shapes    shapeCache
+
 	mu       sync.Mutex // guards compiler and compiled
 	compiler *jsonschema.Compiler
 	compiled map[string]*jsonschema.Schema
@@ -98,6 +104,7 @@ func (r *revision) read() error {
 	r.compiler = c
 	r.compiled = map[string]*jsonschema.Schema{}
 
+	r.sensitive, r.anyKey = sensitiveKeys(defs)
 	r.clientRequests = r.union("ClientRequest")
 	r.serverRequests = r.union("ServerRequest")
 	r.clientNotifications = r.union("ClientNotification")

@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -96,9 +97,28 @@ func Validate(m Message) (*Finding, error) {
 	if err := r.load(); err != nil {
 		return nil, err
 	}
+	var key []byte
+	if !m.Redacted {
+		buf := shapeBuffers.Get().(*[]byte)
+		defer shapeBuffers.Put(buf)
+		if k, ok := r.shape(&m, *buf); ok {
+			*buf = k[:0]
+			if r.shapes.has(k) {
+				return nil, nil // a shape that validated before
+			}
+			key = k
+		}
+	}
 	v := validation{r: r, m: &m}
-	return v.run()
+	f, err := v.run()
+	if f == nil && err == nil && key != nil {
+		r.shapes.add(key)
+	}
+	return f, err
 }
+
+// shapeBuffers holds buffers for shape keys.
+var shapeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // validation is one message being checked.
 type validation struct {

@@ -1,0 +1,244 @@
+package wire
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
+)
+
+// Most frames of a capture look alike: tool calls whose arguments differ,
+// results whose text differs. The schema cannot tell them apart, so once
+// one of them has validated, the others of the same shape are known to.
+//
+// A message's shape is the message as the validator sees it, with every
+// string the schema cannot care about emptied: a string's content matters
+// to a schema only through const or enum (no MCP schema has pattern,
+// length, content or asserted format keywords on strings, and no const or
+// enum holds an object or an array: TestSchemasConstrainNoStringContent),
+// so only strings under a property some definition gives a const or an
+// enum (type, method, role, level, action, ...) are kept, and resultType,
+// which chooses a result's definition. Keys, numbers,
+// booleans, nulls, array lengths and nesting are all kept, and the parts
+// the decoder stubs (tools/call arguments, structuredContent, an integer
+// id) are stubbed the same way. Two messages of one shape, kind, sender,
+// method and revision get the same verdict; the cache remembers only the
+// shapes that validated, so a faulty message is always validated in full
+// and its issues are its own.
+
+// maxShape is the longest shape remembered; maxShapes how many.
+const (
+	maxShape  = 1024
+	maxShapes = 4096
+)
+
+// shapeCache remembers the shapes of one revision that validated.
+type shapeCache struct {
+	m sync.Map // shape key -> struct{}
+	n atomic.Int64
+}
+
+func (c *shapeCache) has(key []byte) bool {
+	_, ok := c.m.Load(string(key))
+	return ok
+}
+
+func (c *shapeCache) add(key []byte) {
+	if c.n.Load() >= maxShapes {
+		return
+	}
+	if _, loaded := c.m.LoadOrStore(string(key), struct{}{}); !loaded {
+		c.n.Add(1)
+	}
+}
+
+// sensitiveKeys lists the property names whose value some definition of
+// the schema constrains by const or enum (directly, or through anyOf,
+// oneOf, allOf, not, if/then/else, items or a $ref), and reports whether a
+// map of arbitrary keys does (then every string counts).
+func sensitiveKeys(defs map[string]any) (map[string]bool, bool) {
+	keys := map[string]bool{}
+	anyKey := false
+	var constrains func(n any, seen map[string]bool) bool
+	constrains = func(n any, seen map[string]bool) bool {
+		switch v := n.(type) {
+		case []any:
+			for _, e := range v {
+				if constrains(e, seen) {
+					return true
+				}
+			}
+		case map[string]any:
+			if _, ok := v["const"]; ok {
+				return true
+			}
+			if _, ok := v["enum"]; ok {
+				return true
+			}
+			if ref := refName(v); ref != "" && !seen[ref] {
+				seen[ref] = true
+				if constrains(defs[ref], seen) {
+					return true
+				}
+			}
+			for _, k := range []string{"anyOf", "oneOf", "allOf", "prefixItems", "not", "if", "then", "else", "items", "contains", "additionalItems"} {
+				if sub, ok := v[k]; ok && constrains(sub, seen) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var walk func(n any)
+	walk = func(n any) {
+		switch v := n.(type) {
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			for k, sub := range v {
+				switch k {
+				case "const", "enum", "default", "examples":
+					continue // data
+				case "properties":
+					props, _ := sub.(map[string]any)
+					for name, s := range props {
+						if constrains(s, map[string]bool{}) {
+							keys[name] = true
+						}
+						walk(s)
+					}
+					continue
+				case "additionalProperties", "patternProperties", "unevaluatedProperties":
+					if constrains(sub, map[string]bool{}) {
+						anyKey = true
+					}
+				}
+				walk(sub)
+			}
+		}
+	}
+	walk(defs)
+	// Validate itself reads this one to choose a result's definition.
+	keys["resultType"] = true
+	return keys, anyKey
+}
+
+// shaper writes a message's shape.
+type shaper struct {
+	b         []byte
+	out       []byte
+	sensitive map[string]bool
+	anyKey    bool
+	tooLong   bool
+}
+
+// shape returns the shape of msg's raw bytes, or false when it is too
+// long to remember.
+func (r *revision) shape(m *Message, buf []byte) ([]byte, bool) {
+	s := shaper{b: m.Raw, out: buf[:0], sensitive: r.sensitive, anyKey: r.anyKey}
+	s.out = append(s.out, byte('0'+m.Kind), byte('0'+m.Sender))
+	if m.TaskAugmented {
+		s.out = append(s.out, 't')
+	}
+	s.out = append(s.out, m.Method...)
+	s.out = append(s.out, 0)
+	i := jsonwalk.SkipWS(s.b, 0)
+	if i >= len(s.b) || s.b[i] != '{' {
+		return nil, false
+	}
+	paramsSkip := ""
+	if m.Kind == Request && m.Method == "tools/call" {
+		paramsSkip = "arguments"
+	}
+	s.out = append(s.out, '{')
+	jsonwalk.Members(s.b, i, func(ks, ke, vs int) int {
+		key := s.b[ks:ke]
+		s.out = append(s.out, key...)
+		s.out = append(s.out, ':')
+		end := jsonwalk.SkipValue(s.b, vs)
+		switch name := unquoted(key); {
+		case name == "id" && isInteger(s.b[vs:end]):
+			s.out = append(s.out, 'I')
+		case name == "params" && s.b[vs] == '{':
+			s.object(vs, paramsSkip)
+		case name == "result" && s.b[vs] == '{':
+			s.object(vs, "structuredContent")
+		default:
+			s.value(vs, name)
+		}
+		s.out = append(s.out, ',')
+		return end
+	})
+	s.out = append(s.out, '}')
+	if s.tooLong || len(s.out) > maxShape {
+		return nil, false
+	}
+	return s.out, true
+}
+
+// value writes the shape of the value at b[i], found under key.
+func (s *shaper) value(i int, key string) int {
+	if len(s.out) > maxShape {
+		s.tooLong = true
+		return jsonwalk.SkipValue(s.b, i)
+	}
+	switch s.b[i] {
+	case '{':
+		return s.object(i, "")
+	case '[':
+		s.out = append(s.out, '[')
+		i = jsonwalk.SkipWS(s.b, i+1)
+		for i < len(s.b) && s.b[i] != ']' {
+			i = jsonwalk.SkipWS(s.b, s.value(i, key))
+			s.out = append(s.out, ',')
+			if i < len(s.b) && s.b[i] == ',' {
+				i = jsonwalk.SkipWS(s.b, i+1)
+			}
+		}
+		s.out = append(s.out, ']')
+		return min(i+1, len(s.b))
+	case '"':
+		end := jsonwalk.SkipString(s.b, i)
+		if s.anyKey || s.sensitive[key] {
+			s.out = append(s.out, s.b[i:end]...)
+		} else {
+			s.out = append(s.out, '"', '"')
+		}
+		return end
+	}
+	end := jsonwalk.SkipValue(s.b, i)
+	s.out = append(s.out, s.b[i:end]...)
+	return end
+}
+
+// object writes an object's shape; its member named skip becomes an empty
+// value of its type, as the decoder makes it.
+func (s *shaper) object(i int, skip string) int {
+	s.out = append(s.out, '{')
+	end := jsonwalk.Members(s.b, i, func(ks, ke, vs int) int {
+		key := s.b[ks:ke]
+		s.out = append(s.out, key...)
+		s.out = append(s.out, ':')
+		name := unquoted(key)
+		if skip != "" && name == skip && s.b[vs] == '{' {
+			s.out = append(s.out, "{},"...)
+			return jsonwalk.SkipValue(s.b, vs)
+		}
+		if skip != "" && name == skip && s.b[vs] == '[' {
+			s.out = append(s.out, "[],"...)
+			return jsonwalk.SkipValue(s.b, vs)
+		}
+		e := s.value(vs, name)
+		s.out = append(s.out, ',')
+		return e
+	})
+	s.out = append(s.out, '}')
+	return end
+}
+
+// unquoted is a key's name, decoded as the decoder decodes it.
+func unquoted(key []byte) string {
+	return (&decoder{b: key}).key(0, len(key))
+}
