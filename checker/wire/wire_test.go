@@ -66,8 +66,9 @@ func TestEveryDefinitionCompiles(t *testing.T) {
 }
 
 // What the decoder leaves out of a string (all past longString bytes, the
-// escapes of a long one) can change no verdict: no schema constrains a
-// string's content, and no const or enum is that long.
+// escapes of a long one) and what a shape leaves out (the strings no const
+// or enum can match) can change no verdict: no schema constrains a
+// string's content otherwise, and every const and enum is a short scalar.
 func TestSchemasConstrainNoStringContent(t *testing.T) {
 	for _, rev := range Revisions {
 		r := revisions[rev]
@@ -88,17 +89,13 @@ func walkSchema(t *testing.T, at string, s any) {
 	}
 	for k, v := range m {
 		switch k {
-		case "pattern", "minLength", "maxLength", "contentEncoding", "contentMediaType", "contentSchema", "patternProperties", "propertyNames":
+		case "pattern", "minLength", "maxLength", "contentEncoding", "contentMediaType", "contentSchema", "patternProperties", "propertyNames", "uniqueItems":
 			t.Errorf("%s: uses %s", at, k)
 		case "const":
-			if s, ok := v.(string); ok && len(s) > longString {
-				t.Errorf("%s: a const of %d bytes", at, len(s))
-			}
+			checkConstant(t, at, v)
 		case "enum":
 			for _, e := range v.([]any) {
-				if s, ok := e.(string); ok && len(s) > longString {
-					t.Errorf("%s: an enum value of %d bytes", at, len(s))
-				}
+				checkConstant(t, at, e)
 			}
 		case "properties", "$defs", "definitions", "dependentSchemas":
 			for name, sub := range v.(map[string]any) {
@@ -110,6 +107,20 @@ func walkSchema(t *testing.T, at string, s any) {
 			}
 		case "items", "additionalProperties", "not", "if", "then", "else", "contains", "unevaluatedProperties", "unevaluatedItems":
 			walkSchema(t, at+"/"+k, v)
+		}
+	}
+}
+
+// checkConstant: a const or enum value is a scalar (the shape of a
+// message keeps the strings a scalar constant can match, and would not
+// see inside an object constant), and no string one is long.
+func checkConstant(t *testing.T, at string, v any) {
+	switch c := v.(type) {
+	case map[string]any, []any:
+		t.Errorf("%s: a constant that is not a scalar: %v", at, c)
+	case string:
+		if len(c) > longString {
+			t.Errorf("%s: a constant of %d bytes", at, len(c))
 		}
 	}
 }
