@@ -207,3 +207,42 @@ func TestShapesRepeat(t *testing.T) {
 		}
 	}
 }
+
+// A faulty message is validated in full every time; a message of a shape
+// that validated is answered from the cache, and the cache stays bounded.
+func TestShapeCache(t *testing.T) {
+	bad := Message{Revision: "2025-11-25", Kind: Result, Sender: Server, Method: "tools/call",
+		Raw: []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text"}]}}`)}
+	for i := range 3 {
+		if f, _ := Validate(bad); f == nil {
+			t.Fatalf("validation %d of a faulty message passed", i+1)
+		}
+	}
+	r := revisions["2025-11-25"]
+	good := Message{Revision: "2025-11-25", Kind: Result, Sender: Server, Method: "tools/call",
+		Raw: []byte(`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"first"}]}}`)}
+	key, ok := r.shape(&good, nil)
+	if !ok {
+		t.Fatal("no shape")
+	}
+	if f, _ := Validate(good); f != nil || !r.shapes.has(key) {
+		t.Fatalf("a valid message's shape was not remembered: %v", f)
+	}
+	other := good
+	other.Raw = []byte(`{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"another text altogether"}]}}`)
+	if k, _ := r.shape(&other, nil); string(k) != string(key) {
+		t.Errorf("shapes differ:\n%s\n%s", key, k)
+	}
+	video := good
+	video.Raw = []byte(`{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"video","text":"first"}]}}`)
+	if k, _ := r.shape(&video, nil); string(k) == string(key) {
+		t.Error("a different content type has the same shape")
+	}
+	var c shapeCache
+	for i := range maxShapes + 10 {
+		c.add([]byte{byte(i), byte(i >> 8)})
+	}
+	if c.n.Load() != maxShapes {
+		t.Errorf("cache holds %d shapes, want at most %d", c.n.Load(), maxShapes)
+	}
+}
