@@ -13,10 +13,14 @@
 // every message.
 //
 // Validating must stay cheap enough to run on every frame of a large
-// capture, so a message is decoded by a walker of our own rather than
+// capture. A message is decoded by a walker of our own rather than
 // encoding/json: string values are views of the frame's bytes, a long
-// string is not unescaped (no MCP schema constrains a long string's
-// content), and the bodies the schema leaves open (tools/call arguments,
-// structuredContent) are handed to the validator as empty values of their
-// own type. The package does no I/O and keeps nothing of a message.
+// string is handed over as a prefix (no MCP schema constrains a string's
+// content beyond const and enum), and the bodies the schema leaves open
+// (tools/call arguments, structuredContent) become empty values of their
+// own type. The schemas' references are inlined before compiling. And a
+// message whose shape (what the schema can see of it, shape.go) already
+// validated gets the same verdict without the validator; a faulty message
+// is always validated in full. The package does no I/O and keeps nothing
+// of a message but the shapes that validated (a bounded set).
 package wire
