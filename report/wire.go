@@ -24,6 +24,8 @@ func writeWire(w io.Writer, s *checker.SessionReport, verbose bool) {
 		fmt.Fprintf(w, "  validated %d %s against %s: %d %s the schema\n",
 			ws.Validated, plural(ws.Validated, "frame", "frames"), strings.Join(ws.Revisions, ", "),
 			s.Counters.WireFindings, plural(s.Counters.WireFindings, "breaks", "break"))
+	} else if ws.Note == "" {
+		fmt.Fprintln(w, "  no JSON-RPC frame to validate")
 	}
 	for _, g := range ws.Groups {
 		fmt.Fprintf(w, "  %d %s, first frame %d: %s\n", g.Frames, plural(g.Frames, "frame", "frames"), g.FirstSeq, termsafe.Clean(g.Example, false))

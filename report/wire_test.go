@@ -57,6 +57,14 @@ func TestWriteTextWire(t *testing.T) {
 		}
 	}
 
+	// A session with nothing to validate says so.
+	empty := &checker.Report{Verdict: checker.Passed, Wire: true, Sessions: []*checker.SessionReport{{ID: "s1", Wire: &checker.WireSummary{}}}}
+	var out bytes.Buffer
+	WriteText(&out, empty, TextOptions{})
+	if want := counters + "wire findings:\n  no JSON-RPC frame to validate\ncheck passed\n"; out.String() != want {
+		t.Errorf("empty session:\n%s\nwant:\n%s", out.String(), want)
+	}
+
 	// Without validation there is no block, and the counters line is the same.
 	rep := wireReport()
 	rep.Wire, rep.Sessions[0].Wire, rep.Sessions[0].FailedSignals = false, nil, nil
