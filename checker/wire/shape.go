@@ -2,7 +2,6 @@ package wire
 
 import (
 	"sync"
-	"sync/atomic"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 )
@@ -34,22 +33,33 @@ const (
 
 // shapeCache remembers the shapes of one revision that validated.
 type shapeCache struct {
-	m sync.Map // shape key -> struct{}
-	n atomic.Int64
+	mu sync.RWMutex
+	m  map[string]struct{}
 }
 
 func (c *shapeCache) has(key []byte) bool {
-	_, ok := c.m.Load(string(key))
+	c.mu.RLock()
+	_, ok := c.m[string(key)] // no copy of key for the lookup
+	c.mu.RUnlock()
 	return ok
 }
 
 func (c *shapeCache) add(key []byte) {
-	if c.n.Load() >= maxShapes {
-		return
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]struct{}{}
 	}
-	if _, loaded := c.m.LoadOrStore(string(key), struct{}{}); !loaded {
-		c.n.Add(1)
+	if len(c.m) < maxShapes {
+		c.m[string(key)] = struct{}{}
 	}
+}
+
+// size is how many shapes are remembered.
+func (c *shapeCache) size() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.m)
 }
 
 // sensitiveKeys lists the property names whose value some definition of

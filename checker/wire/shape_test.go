@@ -242,7 +242,7 @@ func TestShapeCache(t *testing.T) {
 	for i := range maxShapes + 10 {
 		c.add([]byte{byte(i), byte(i >> 8)})
 	}
-	if c.n.Load() != maxShapes {
-		t.Errorf("cache holds %d shapes, want at most %d", c.n.Load(), maxShapes)
+	if c.size() != maxShapes {
+		t.Errorf("cache holds %d shapes, want at most %d", c.size(), maxShapes)
 	}
 }
