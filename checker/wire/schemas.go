@@ -51,11 +51,11 @@ type revision struct {
 	// Envelope definitions.
 	envRequest, envNotification, envResult, envError string
 
-	// Shapes (see shape.go): the properties whose strings the schema
-	// reads, and the shapes known to validate.
-	sensitive map[string]bool
-	anyKey    bool
-	shapes    shapeCache
+	// Shapes (see shape.go): the properties whose strings and numbers the
+	// schema reads, and the shapes known to validate.
+	strKeys, numKeys map[string]bool
+	anyStr, anyNum   bool
+	shapes           shapeCache
 
 	mu       sync.Mutex // guards compiler and compiled
 	compiler *jsonschema.Compiler
@@ -104,7 +104,8 @@ func (r *revision) read() error {
 	r.compiler = c
 	r.compiled = map[string]*jsonschema.Schema{}
 
-	r.sensitive, r.anyKey = sensitiveKeys(defs)
+	r.strKeys, r.anyStr = sensitiveKeys(defs, constrainsString)
+	r.numKeys, r.anyNum = sensitiveKeys(defs, constrainsNumber)
 	r.clientRequests = r.union("ClientRequest")
 	r.serverRequests = r.union("ServerRequest")
 	r.clientNotifications = r.union("ClientNotification")

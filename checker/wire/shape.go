@@ -17,7 +17,9 @@ import (
 // enum holds an object or an array: TestSchemasConstrainNoStringContent),
 // so only strings under a property some definition gives a const or an
 // enum (type, method, role, level, action, ...) are kept, and resultType,
-// which chooses a result's definition. Keys, numbers,
+// which chooses a result's definition. Likewise a number's value is kept
+// only under a property some definition gives a const, an enum, a bound, a
+// multipleOf or the integer type (progress and total are not). Keys,
 // booleans, nulls, array lengths and nesting are all kept, and the parts
 // the decoder stubs (tools/call arguments, structuredContent, an integer
 // id) are stubbed the same way. Two messages of one shape, kind, sender,
@@ -62,11 +64,41 @@ func (c *shapeCache) size() int {
 	return len(c.m)
 }
 
+// constrainsString and constrainsNumber say whether one schema node looks
+// at a string's or a number's value (beyond its type).
+func constrainsString(n map[string]any) bool {
+	_, c := n["const"]
+	_, e := n["enum"]
+	return c || e
+}
+
+func constrainsNumber(n map[string]any) bool {
+	if constrainsString(n) {
+		return true
+	}
+	for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"} {
+		if _, ok := n[k]; ok {
+			return true
+		}
+	}
+	switch t := n["type"].(type) {
+	case string:
+		return t == "integer"
+	case []any:
+		for _, e := range t {
+			if e == "integer" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // sensitiveKeys lists the property names whose value some definition of
-// the schema constrains by const or enum (directly, or through anyOf,
-// oneOf, allOf, not, if/then/else, items or a $ref), and reports whether a
-// map of arbitrary keys does (then every string counts).
-func sensitiveKeys(defs map[string]any) (map[string]bool, bool) {
+// the schema looks at (per looks: directly, or through anyOf, oneOf, allOf,
+// not, if/then/else, items or a $ref), and reports whether a map of
+// arbitrary keys does (then every value counts).
+func sensitiveKeys(defs map[string]any, looks func(map[string]any) bool) (map[string]bool, bool) {
 	keys := map[string]bool{}
 	anyKey := false
 	var constrains func(n any, seen map[string]bool) bool
@@ -79,10 +111,7 @@ func sensitiveKeys(defs map[string]any) (map[string]bool, bool) {
 				}
 			}
 		case map[string]any:
-			if _, ok := v["const"]; ok {
-				return true
-			}
-			if _, ok := v["enum"]; ok {
+			if looks(v) {
 				return true
 			}
 			if ref := refName(v); ref != "" && !seen[ref] {
@@ -137,17 +166,19 @@ func sensitiveKeys(defs map[string]any) (map[string]bool, bool) {
 
 // shaper writes a message's shape.
 type shaper struct {
-	b         []byte
-	out       []byte
-	sensitive map[string]bool
-	anyKey    bool
-	tooLong   bool
+	b       []byte
+	out     []byte
+	strKeys map[string]bool // strings whose value counts
+	anyStr  bool
+	numKeys map[string]bool // numbers whose value counts
+	anyNum  bool
+	tooLong bool
 }
 
 // shape returns the shape of msg's raw bytes, or false when it is too
 // long to remember.
 func (r *revision) shape(m *Message, buf []byte) ([]byte, bool) {
-	s := shaper{b: m.Raw, out: buf[:0], sensitive: r.sensitive, anyKey: r.anyKey}
+	s := shaper{b: m.Raw, out: buf[:0], strKeys: r.strKeys, anyStr: r.anyStr, numKeys: r.numKeys, anyNum: r.anyNum}
 	s.out = append(s.out, byte('0'+m.Kind), byte('0'+m.Sender))
 	if m.TaskAugmented {
 		s.out = append(s.out, 't')
@@ -211,15 +242,23 @@ func (s *shaper) value(i int, key string) int {
 		return min(i+1, len(s.b))
 	case '"':
 		end := jsonwalk.SkipString(s.b, i)
-		if s.anyKey || s.sensitive[key] {
+		if s.anyStr || s.strKeys[key] {
 			s.out = append(s.out, s.b[i:end]...)
 		} else {
 			s.out = append(s.out, '"', '"')
 		}
 		return end
+	case 't', 'f', 'n':
+		end := jsonwalk.SkipValue(s.b, i)
+		s.out = append(s.out, s.b[i:end]...)
+		return end
 	}
 	end := jsonwalk.SkipValue(s.b, i)
-	s.out = append(s.out, s.b[i:end]...)
+	if s.anyNum || s.numKeys[key] {
+		s.out = append(s.out, s.b[i:end]...)
+	} else {
+		s.out = append(s.out, '0')
+	}
 	return end
 }
 

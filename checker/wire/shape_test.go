@@ -96,7 +96,8 @@ func uncached(t *testing.T, m Message) string {
 // gives every message of the corpus, under every revision, the finding it
 // had.
 func TestShapeLeavesOutOnlyWhatCannotMatter(t *testing.T) {
-	alternatives := []string{"", "text", "2.0", "input_required", strings.Repeat("é", 300)}
+	alternatives := []any{"", "text", "2.0", "input_required", strings.Repeat("é", 300)}
+	numbers := []any{0, -1, 1.5, 1e300}
 	checked := 0
 	for _, rev := range Revisions {
 		r := revisions[rev]
@@ -112,15 +113,19 @@ func TestShapeLeavesOutOnlyWhatCannotMatter(t *testing.T) {
 			var doc any
 			json.Unmarshal(m.Raw, &doc)
 			var paths [][]any
-			collectStrings(doc, "", nil, r.sensitive, &paths)
+			collectLeaves(doc, "", nil, r, &paths)
 			for _, path := range paths {
 				orig := get(doc, path)
-				for _, alt := range alternatives {
+				alts := alternatives
+				if _, isNum := orig.(float64); isNum {
+					alts = numbers
+				}
+				for _, alt := range alts {
 					set(doc, path, alt)
 					m2 := m
 					m2.Raw, _ = json.Marshal(doc)
 					if got := uncached(t, m2); got != want {
-						t.Fatalf("%s %s %s: the string at %v set to %q changes\n%s\nto\n%s\nin %s", rev, m.Method, []string{"request", "notification", "result", "error"}[m.Kind], path, alt, want, got, m.Raw)
+						t.Fatalf("%s %s %s: the value at %v set to %v changes\n%s\nto\n%s\nin %s", rev, m.Method, []string{"request", "notification", "result", "error"}[m.Kind], path, alt, want, got, m.Raw)
 					}
 					checked++
 				}
@@ -133,21 +138,25 @@ func TestShapeLeavesOutOnlyWhatCannotMatter(t *testing.T) {
 	}
 }
 
-// collectStrings finds the paths of the strings the shape empties: those
-// whose nearest key is not sensitive.
-func collectStrings(v any, key string, path []any, sensitive map[string]bool, out *[][]any) {
+// collectLeaves finds the paths of the strings and numbers a shape
+// empties: those whose nearest key is not sensitive.
+func collectLeaves(v any, key string, path []any, r *revision, out *[][]any) {
 	switch n := v.(type) {
 	case string:
-		if !sensitive[key] {
+		if !r.strKeys[key] {
+			*out = append(*out, append([]any(nil), path...))
+		}
+	case float64:
+		if !r.numKeys[key] && key != "id" {
 			*out = append(*out, append([]any(nil), path...))
 		}
 	case map[string]any:
 		for k, e := range n {
-			collectStrings(e, k, append(path, k), sensitive, out)
+			collectLeaves(e, k, append(path, k), r, out)
 		}
 	case []any:
 		for i, e := range n {
-			collectStrings(e, key, append(path, i), sensitive, out)
+			collectLeaves(e, key, append(path, i), r, out)
 		}
 	}
 }
@@ -197,13 +206,23 @@ func TestShapesRepeat(t *testing.T) {
 		t.Errorf("only %d messages share a shape", repeated)
 	}
 	for _, key := range []string{"type", "method", "jsonrpc", "role", "level", "action"} {
-		if !r.sensitive[key] {
+		if !r.strKeys[key] {
 			t.Errorf("%q is not sensitive", key)
 		}
 	}
 	for _, key := range []string{"text", "name", "uri", "message", "data"} {
-		if r.sensitive[key] {
+		if r.strKeys[key] {
 			t.Errorf("%q is sensitive", key)
+		}
+	}
+	for _, key := range []string{"maxTokens", "priority", "progressToken", "total"} {
+		if !r.numKeys[key] {
+			t.Errorf("%q: its number is not kept", key)
+		}
+	}
+	for _, key := range []string{"progress"} { // total is an integer in CompleteResult
+		if r.numKeys[key] {
+			t.Errorf("%q: its number is kept", key)
 		}
 	}
 }
