@@ -19,6 +19,8 @@ const ConfigFile = ".mcpsnoop.toml"
 type Config struct {
 	Label         *string
 	TraceFile     *string
+	LogDir        *string
+	MaxLogSize    *int64
 	NoTrace       *bool
 	RedactSecrets *bool
 	RedactKeys    []string
@@ -29,11 +31,11 @@ type Config struct {
 // configKeys are the keys a config file may set; the repeatable ones
 // accumulate over lines and take arrays too.
 var configKeys = map[string]bool{
-	"label": false, "trace-file": false, "no-trace": false, "redact-secrets": false,
-	"redact-key": true, "redact-value": true, "redact-path": true,
+	"label": false, "trace-file": false, "log-dir": false, "max-log-size": false, "no-trace": false,
+	"redact-secrets": false, "redact-key": true, "redact-value": true, "redact-path": true,
 }
 
-const knownConfigKeys = "label, trace-file, no-trace, redact-secrets, redact-key, redact-value, redact-path"
+const knownConfigKeys = "label, trace-file, log-dir, max-log-size, no-trace, redact-secrets, redact-key, redact-value, redact-path"
 
 // LoadConfig reads path; a missing file is no config (nil, nil).
 func LoadConfig(path string) (*Config, error) {
@@ -125,6 +127,17 @@ func (c *Config) set(key string, values []string) error {
 		c.Label = &one
 	case "trace-file":
 		c.TraceFile = &one
+	case "log-dir":
+		if one == "" {
+			return errors.New("log-dir is empty")
+		}
+		c.LogDir = &one
+	case "max-log-size":
+		n, err := ParseSize(one)
+		if err != nil {
+			return fmt.Errorf("max-log-size: %v", err)
+		}
+		c.MaxLogSize = &n
 	case "no-trace", "redact-secrets":
 		b, err := strconv.ParseBool(one)
 		if err != nil {

@@ -32,6 +32,8 @@ no-trace = false
 		{"bare values and bools", "label = my server # named\nno-trace = T\nredact-secrets = 0\n",
 			Config{Label: ptr("my server"), NoTrace: ptr(true), RedactSecrets: ptr(false)}},
 		{"quoted key", "\"label\" = 'x'", Config{Label: ptr("x")}},
+		{"log folder and size bound", "log-dir = \"artifacts/mcp\"\nmax-log-size = 512MiB\n", Config{LogDir: ptr("artifacts/mcp"), MaxLogSize: ptr(int64(512 << 20))}},
+		{"no size bound", "max-log-size = '0'", Config{MaxLogSize: ptr(int64(0))}},
 	}
 	for _, tt := range tests {
 		got, err := ParseConfig(".mcpsnoop.toml", []byte(tt.text))
@@ -51,6 +53,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"[shim]\nlabel = x", `line 1: tables are not supported`},
 		{"label = a\nlabel = b", `line 2: label is already set on line 1`},
 		{"no-trace = maybe", `line 1: no-trace must be true or false, got "maybe"`},
+		{"max-log-size = lots", `line 1: max-log-size: invalid size "lots"`},
+		{"log-dir = ''", `line 1: log-dir is empty`},
 		{"redact-value = \"(\"", `line 1: invalid redact pattern "("`},
 		{"redact-path = \"$[\"", `line 1: invalid redact JSONPath "$["`},
 		{"label = [\"a\"]", `line 1: label takes one value, not an array`},

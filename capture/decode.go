@@ -50,7 +50,7 @@ var envelopeFields = []string{
 	"session_id", "server_label", "seq", "ts", "direction", "transport", "raw", "text",
 	"mcp_method", "mcp_name", "mcp_protocol_version", "mcp_param_headers", "batch",
 	"conn_id", "truncated", "redacted", "status", "auth_challenge",
-	"content_type", "accept", "origin", "reply_to",
+	"content_type", "accept", "origin", "reply_to", "redaction_skipped", "last_seq", "dropped",
 }
 
 // setField stores one member; v is its (valid) JSON text.
@@ -73,13 +73,7 @@ func (f *Frame) setField(name string, v []byte) error {
 	case "server_label":
 		f.ServerLabel, err = stringField(name, v)
 	case "seq":
-		if kindOf(v) != "a number" {
-			return typeError(name, v, "an unsigned integer")
-		}
-		f.Seq, err = strconv.ParseUint(unsafe.String(unsafe.SliceData(v), len(v)), 10, 64)
-		if err != nil {
-			return fmt.Errorf("field seq: %s is not an unsigned integer", v)
-		}
+		f.Seq, err = uintField(name, v)
 	case "ts":
 		var ts string
 		if ts, err = stringField(name, v); err == nil {
@@ -137,6 +131,12 @@ func (f *Frame) setField(name string, v []byte) error {
 		f.Origin, err = stringField(name, v)
 	case "reply_to":
 		f.ReplyTo = v
+	case "redaction_skipped":
+		f.RedactionSkipped, err = boolField(name, v)
+	case "last_seq":
+		f.LastSeq, err = uintField(name, v)
+	case "dropped":
+		f.Dropped, err = uintField(name, v)
 	}
 	return err
 }
@@ -165,6 +165,17 @@ func stringField(name string, v []byte) (string, error) {
 		return "", fmt.Errorf("field %s: %v", name, err)
 	}
 	return out, nil
+}
+
+func uintField(name string, v []byte) (uint64, error) {
+	if kindOf(v) != "a number" {
+		return 0, typeError(name, v, "an unsigned integer")
+	}
+	n, err := strconv.ParseUint(unsafe.String(unsafe.SliceData(v), len(v)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("field %s: %s is not an unsigned integer", name, v)
+	}
+	return n, nil
 }
 
 func boolField(name string, v []byte) (bool, error) {

@@ -108,7 +108,8 @@ func (e *frameEncoder) appendString(dst []byte, s string) []byte {
 func (e *frameEncoder) handles(f *Frame) bool {
 	return f.McpMethod == "" && f.McpName == "" && f.McpProtocolVersion == "" && len(f.McpParamHeaders) == 0 &&
 		!f.Batch && f.ConnID == "" && f.Status == 0 && f.AuthChallenge == "" && f.ContentType == "" &&
-		f.Accept == "" && f.Origin == "" && len(f.ReplyTo) == 0 && f.TS.Year() >= 0 && f.TS.Year() <= 9999
+		f.Accept == "" && f.Origin == "" && len(f.ReplyTo) == 0 && f.LastSeq == 0 && f.Dropped == 0 &&
+		f.TS.Year() >= 0 && f.TS.Year() <= 9999
 }
 
 // appendFrame appends f, whose SessionID and ServerLabel are the encoder's
@@ -135,6 +136,9 @@ func (e *frameEncoder) appendFrame(dst []byte, f *Frame) []byte {
 	}
 	if f.Redacted {
 		dst = append(dst, `,"redacted":true`...)
+	}
+	if f.RedactionSkipped {
+		dst = append(dst, `,"redaction_skipped":true`...)
 	}
 	return append(dst, '}', '\n')
 }

@@ -1,6 +1,7 @@
 // Package capture owns the session log: the Frame envelope every capture
-// writes, writing it (LogWriter, redaction), reading logs back as a stream
-// of frames, the state directory where logs live and the .mcpsnoop.toml
+// writes, writing it (LogWriter, the one log writer both captures use, with
+// its exact loss accounting; redaction), reading logs back as a stream of
+// frames, the state directory where logs live and the .mcpsnoop.toml
 // settings. It knows nothing about signals or verdicts. The captures
 // themselves live below it and import it, never the reverse: capture/stdio
 // (the stdio shim) and capture/httpcapture (the streamable-HTTP proxy).
@@ -68,6 +69,15 @@ type Frame struct {
 	Accept      string          `json:"accept,omitempty"`
 	Origin      string          `json:"origin,omitempty"`
 	ReplyTo     json.RawMessage `json:"reply_to,omitempty"`
+	// Recorded by mcpsnoop, absent from older logs. RedactionSkipped: the
+	// message would have cost redaction more than its budget, so its body
+	// was replaced by what keeps its kind and id (the bytes forwarded were
+	// not changed). LastSeq and Dropped ride only the closing frame, a meta
+	// frame without raw that ends a log that lost frames: the last seq the
+	// capture gave before it, and how many frames are not in the log.
+	RedactionSkipped bool   `json:"redaction_skipped,omitempty"`
+	LastSeq          uint64 `json:"last_seq,omitempty"`
+	Dropped          uint64 `json:"dropped,omitempty"`
 }
 
 // HasBody reports whether the frame carries any observed content (a JSON

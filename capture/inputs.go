@@ -24,8 +24,15 @@ type Input struct {
 // directly inside, sorted by name, empty ones skipped), or else a session id
 // under <state>/sessions. A path that exists always wins over an id.
 func ResolveInputs(args []string) ([]Input, error) {
+	return ResolveInputsNoting(args, nil)
+}
+
+// ResolveInputsNoting is ResolveInputs that tells note (when not nil) of
+// every *.jsonl entry of a directory it skips for not being a regular file
+// (a FIFO, a device, a directory): a log left out is never silent.
+func ResolveInputsNoting(args []string, note func(string)) ([]Input, error) {
 	if len(args) == 0 {
-		in, err := newestLog(SessionsDir())
+		in, err := newestLog(SessionsDir(), note)
 		if err != nil {
 			return nil, err
 		}
@@ -42,7 +49,7 @@ func ResolveInputs(args []string) ([]Input, error) {
 			out = append(out, Input{Name: "stdin", Stdin: true})
 			continue
 		}
-		ins, err := resolveArg(arg)
+		ins, err := resolveArg(arg, note)
 		if err != nil {
 			return nil, err
 		}
@@ -51,11 +58,11 @@ func ResolveInputs(args []string) ([]Input, error) {
 	return out, nil
 }
 
-func resolveArg(arg string) ([]Input, error) {
+func resolveArg(arg string, note func(string)) ([]Input, error) {
 	info, err := os.Stat(arg)
 	switch {
 	case err == nil && info.IsDir():
-		return dirLogs(arg)
+		return dirLogs(arg, note)
 	case err == nil:
 		return []Input{{Path: arg, Name: arg}}, nil
 	case !errors.Is(err, fs.ErrNotExist):
@@ -64,16 +71,22 @@ func resolveArg(arg string) ([]Input, error) {
 	if strings.HasSuffix(arg, ".jsonl") || strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, filepath.Separator) {
 		return nil, fmt.Errorf("session log %q not found", arg)
 	}
+	// The file of an id is named after its portable form; a log written
+	// by another tool may keep the id as it is.
 	p := SessionLogPath(arg)
 	if _, err := os.Stat(p); err != nil {
-		return nil, fmt.Errorf("session log %q not found", p)
+		exact := filepath.Join(SessionsDir(), arg+".jsonl")
+		if _, xerr := os.Stat(exact); exact == p || xerr != nil {
+			return nil, fmt.Errorf("session log %q not found", p)
+		}
+		p = exact
 	}
 	return []Input{{Path: p, Name: p}}, nil
 }
 
 // dirLogs lists the non-empty *.jsonl files directly inside dir.
-func dirLogs(dir string) ([]Input, error) {
-	logs, sawEmpty, err := listLogs(dir)
+func dirLogs(dir string, note func(string)) ([]Input, error) {
+	logs, sawEmpty, err := listLogs(dir, note)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, atomicfile.PlainError(err))
 	}
@@ -92,8 +105,8 @@ func dirLogs(dir string) ([]Input, error) {
 }
 
 // newestLog picks the most recently modified non-empty log in dir.
-func newestLog(dir string) (Input, error) {
-	logs, sawEmpty, err := listLogs(dir)
+func newestLog(dir string, note func(string)) (Input, error) {
+	logs, sawEmpty, err := listLogs(dir, note)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Input{}, fmt.Errorf("%s: %w", dir, atomicfile.PlainError(err))
 	}
@@ -113,20 +126,24 @@ func newestLog(dir string) (Input, error) {
 	return Input{Path: p, Name: p}, nil
 }
 
-// listLogs returns the regular, non-empty *.jsonl files directly inside dir,
-// and whether it skipped empty ones (a capture that never started leaves an
-// empty log behind).
-func listLogs(dir string) (logs []fs.FileInfo, sawEmpty bool, err error) {
+// listLogs returns the regular, non-empty *.jsonl files directly inside dir
+// (a symbolic link counts as the file it names), and whether it skipped
+// empty ones (a capture that never started leaves an empty log behind).
+// Any other *.jsonl entry is skipped, and note (when set) is told why.
+func listLogs(dir string, note func(string)) (logs []fs.FileInfo, sawEmpty bool, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, false, err
 	}
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+		if !strings.HasSuffix(e.Name(), ".jsonl") {
 			continue
 		}
-		info, err := e.Info()
+		info, err := os.Stat(filepath.Join(dir, e.Name()))
 		if err != nil || !info.Mode().IsRegular() {
+			if note != nil {
+				note(fmt.Sprintf("skipping %s: %s", filepath.Join(dir, e.Name()), notALog(info, err)))
+			}
 			continue
 		}
 		if info.Size() == 0 {
@@ -136,4 +153,21 @@ func listLogs(dir string) (logs []fs.FileInfo, sawEmpty bool, err error) {
 		logs = append(logs, info)
 	}
 	return logs, sawEmpty, nil
+}
+
+// notALog says why a directory entry named *.jsonl is not read as a log.
+func notALog(info fs.FileInfo, err error) string {
+	switch {
+	case err != nil:
+		return atomicfile.PlainError(err).Error()
+	case info.IsDir():
+		return "a directory, not a log file"
+	case info.Mode()&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe), not a regular file; name it on the command line to read it"
+	case info.Mode()&fs.ModeDevice != 0:
+		return "a device, not a regular file"
+	case info.Mode()&fs.ModeSocket != 0:
+		return "a socket, not a regular file"
+	}
+	return "not a regular file"
 }

@@ -57,6 +57,8 @@ func TestResolveInputs(t *testing.T) {
 	write(t, filepath.Join(sessions, "old.jsonl"), "x", day(1))
 	write(t, filepath.Join(sessions, "new.jsonl"), "x", day(2))
 	write(t, filepath.Join(sessions, "empty.jsonl"), "", day(3))
+	write(t, filepath.Join(sessions, "127.0.0.1_8080-7-aaaaaaaaaaaa.jsonl"), "x", day(1))
+	write(t, filepath.Join(sessions, "ref:9-8-bbbbbbbbbbbb.jsonl"), "x", day(1))
 	work := t.TempDir()
 	write(t, filepath.Join(work, "dir", "b.jsonl"), "x", time.Time{})
 	write(t, filepath.Join(work, "dir", "a.jsonl"), "x", time.Time{})
@@ -77,6 +79,9 @@ func TestResolveInputs(t *testing.T) {
 		{args: []string{"dir"}, want: "a.jsonl,b.jsonl"},
 		{args: []string{"plain.log", "-", "dir/b.jsonl"}, want: "plain.log,stdin,b.jsonl"},
 		{args: []string{"old"}, want: "old.jsonl"},
+		{args: []string{"127.0.0.1_8080-7-aaaaaaaaaaaa"}, want: "127.0.0.1_8080-7-aaaaaaaaaaaa.jsonl"},
+		{args: []string{"127.0.0.1:8080-7-aaaaaaaaaaaa"}, want: "127.0.0.1_8080-7-aaaaaaaaaaaa.jsonl"},
+		{args: []string{"ref:9-8-bbbbbbbbbbbb"}, want: "ref:9-8-bbbbbbbbbbbb.jsonl"},
 		{args: []string{"-", "-"}, err: "standard input (-) can be read only once"},
 		{args: []string{"missing.jsonl"}, err: `session log "missing.jsonl" not found`},
 		{args: []string{"a/b"}, err: `session log "a/b" not found`},

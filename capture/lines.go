@@ -23,7 +23,7 @@ type LineSplitter struct {
 	keepEmpty bool
 
 	open      bool   // a line has begun and not ended
-	t         ticket // the open line's
+	t         Ticket // the open line's
 	buf       []byte // the open line's log copy, at most MaxLogLine bytes
 	truncated bool   // the open line is longer than buf
 	// lone CR: on the protocol channel the open line is just "\r" so far,
@@ -38,7 +38,7 @@ type LineSplitter struct {
 // doneLine is a line that ended in the current chunk.
 type doneLine struct {
 	op        int // index in ops of the opBegin that numbered it, or -1
-	t         ticket
+	t         Ticket
 	data      []byte
 	truncated bool
 	slab      *slab // data is in this slab, which it holds a reference to
@@ -78,6 +78,18 @@ func (l *LineSplitter) End() {
 	l.end()
 	l.cur.release()
 	l.cur = nil
+}
+
+// Cut ends the observation where it is, when the rest of the stream will
+// not be observed: a line still open is logged as the part seen so far,
+// marked truncated (it never ended, so it is no message). The buffer is let
+// go; the splitter takes nothing more.
+func (l *LineSplitter) Cut() {
+	if l.open {
+		l.truncated = true
+	}
+	l.loneCR = false // not numbered yet: nothing to log
+	l.End()
 }
 
 // number observes the chunk b before it is forwarded.

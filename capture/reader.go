@@ -79,6 +79,9 @@ func (r *Reader) Next() (Frame, int, error) {
 			}
 			continue
 		}
+		if err := r.lineStart(); err != nil {
+			return Frame{}, 0, err
+		}
 		line, ok, err := r.nextLine()
 		if err != nil {
 			return Frame{}, 0, err
@@ -97,10 +100,26 @@ func (r *Reader) Next() (Frame, int, error) {
 			}
 			return f, r.line, nil
 		}
+		// Not one envelope: scan it where it is, and copy it aside only
+		// when more must be read to know (the value goes on past the line,
+		// or the line holds several).
+		var sc valueScanner
+		end, state := sc.run(trimmed)
+		switch {
+		case state == scanBad:
+			return Frame{}, 0, r.syntaxError(trimmed[:end], r.line)
+		case state == scanOpen && r.lastNoEOL:
+			return Frame{}, 0, ErrTornTail
+		case state == scanOpen && len(trimmed) >= firstPrefixCheck && prefixError(trimmed[:min(len(trimmed), 16*firstPrefixCheck)]) != nil:
+			// A long line of garbage after a '{': no need to keep it.
+			return Frame{}, 0, r.syntaxError(trimmed[:min(len(trimmed), 16*firstPrefixCheck)], r.line)
+		case state != scanOpen:
+			sc = valueScanner{} // the slow path reads the line's values one by one
+		}
 		r.acc = append(r.acc[:0], trimmed...)
 		r.accLine = r.line
-		r.scan = valueScanner{}
-		r.nextCheck = firstPrefixCheck
+		r.scan = sc
+		r.nextCheck = max(firstPrefixCheck, 2*len(trimmed))
 	}
 }
 
@@ -200,6 +219,71 @@ func prefixError(b []byte) error {
 	return err
 }
 
+// refusePrefix is how much of a line that cannot be a frame the reader
+// reads to say what it is.
+const refusePrefix = 64 << 10
+
+// lineStart looks at the first byte of the next line that is not a blank
+// (space, tab, CR), before the line is read whole. Blanks at the start of a
+// line are dropped as they come: they are part of no frame. A line that
+// starts with anything but '{' (or ends there: a blank line) cannot hold a
+// frame and is refused at once, from at most refusePrefix of its bytes, so
+// that a line that never ends (check /dev/zero) is never buffered.
+func (r *Reader) lineStart() error {
+	for {
+		i := r.start
+		for i < r.end && (r.buf[i] == ' ' || r.buf[i] == '\t' || r.buf[i] == '\r') {
+			i++
+		}
+		r.start = i
+		if i < r.end {
+			if c := r.buf[i]; c == '{' || c == '\n' {
+				return nil
+			}
+			return r.refuseLine()
+		}
+		if r.eof {
+			return nil
+		}
+		r.fill()
+	}
+}
+
+// refuseLine reports a line that does not start an object, from its first
+// bytes: as badValue does when the line ends within refusePrefix bytes,
+// else by what its first byte starts.
+func (r *Reader) refuseLine() error {
+	for !r.eof && r.end-r.start < refusePrefix && bytes.IndexByte(r.buf[r.start:r.end], '\n') < 0 {
+		r.fill()
+	}
+	if r.readErr != nil {
+		return fmt.Errorf("%s: %w", r.name, r.readErr)
+	}
+	prefix := r.buf[r.start:min(r.end, r.start+refusePrefix)]
+	line := r.line + 1
+	if nl := bytes.IndexByte(prefix, '\n'); nl >= 0 {
+		return r.badValue(bytes.TrimSpace(prefix[:nl]), line)
+	} else if r.eof && r.end-r.start <= refusePrefix {
+		return r.badValue(bytes.TrimSpace(prefix), line)
+	}
+	kind := ""
+	switch c := prefix[0]; {
+	case c == '[':
+		kind = "an array"
+	case c == '"':
+		kind = "a string"
+	case c == '-' || c >= '0' && c <= '9':
+		kind = "a number"
+	case bytes.HasPrefix(prefix, []byte("true")) || bytes.HasPrefix(prefix, []byte("false")):
+		kind = "a boolean"
+	case bytes.HasPrefix(prefix, []byte("null")):
+		kind = "null"
+	default:
+		return r.syntaxError(prefix[:1], line)
+	}
+	return r.errorf(line, "invalid JSONL envelope: expected a JSON object, got %s (a line of more than %d KiB, not read whole)", kind, refusePrefix>>10)
+}
+
 // nextLine returns the next line without its terminator. ok is false at the
 // end of input.
 func (r *Reader) nextLine() (line []byte, ok bool, err error) {
@@ -241,7 +325,9 @@ func (r *Reader) fill() {
 		r.start, r.end = 0, n
 	}
 	if len(r.buf)-r.end < readChunk {
-		grown := make([]byte, max(2*len(r.buf), r.end+readChunk))
+		// Doubling, but never past what one line may take: a line is
+		// refused once it passes MaxEnvelope.
+		grown := make([]byte, min(max(2*len(r.buf), r.end+readChunk), MaxEnvelope+readChunk))
 		copy(grown, r.buf[:r.end])
 		r.buf = grown
 	}

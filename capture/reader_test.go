@@ -262,22 +262,93 @@ func TestReaderTornLineMidLog(t *testing.T) {
 	}
 }
 
-// A line longer than MaxEnvelope is refused, not buffered without bound.
+// A line longer than MaxEnvelope is refused, and the buffer never grows
+// past what one line may take.
 func TestReaderLineCap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 258 MiB")
 	}
-	r := NewReader(io.LimitReader(zeros{}, MaxEnvelope+2<<20), "huge")
+	r := NewReader(io.LimitReader(io.MultiReader(strings.NewReader(`{"text":"`), spaces{}), MaxEnvelope+2<<20), "huge")
 	if _, _, err := r.Next(); err == nil || !strings.Contains(err.Error(), "longer than") {
 		t.Fatalf("err = %v", err)
 	}
+	if cap(r.buf) > MaxEnvelope+readChunk {
+		t.Errorf("the buffer grew to %d MiB for a line capped at %d MiB", cap(r.buf)>>20, MaxEnvelope>>20)
+	}
 }
 
-type zeros struct{}
+// A line that cannot be a frame (it does not start with '{') is refused
+// from its first bytes: an endless one (/dev/zero) is never buffered.
+func TestReaderRefusesNonObjectLines(t *testing.T) {
+	endless := func(prefix string, fill byte) io.Reader {
+		return io.MultiReader(strings.NewReader(prefix), repeat(fill))
+	}
+	tests := []struct {
+		name string
+		in   io.Reader
+		err  string
+	}{
+		{"zeros", endless("", 0), `log: line 1: invalid JSONL envelope: invalid character '\x00' looking for beginning of value`},
+		{"garbage after a frame", endless(`{"session_id":"a"}`+"\n  ", 'x'), `log: line 2: invalid JSONL envelope: invalid character 'x' looking for beginning of value`},
+		{"an endless array", endless("[", '1'), "log: line 1: invalid JSONL envelope: expected a JSON object, got an array (a line of more than 64 KiB, not read whole)"},
+		{"an endless string", endless(`"`, 'a'), "log: line 1: invalid JSONL envelope: expected a JSON object, got a string"},
+		{"a short array", strings.NewReader("[1,2]"), "log: line 1: invalid JSONL envelope: expected a JSON object, got an array"},
+		{"blanks, then a number", endless("   \t\r\n\n  ", '7'), "log: line 3: invalid JSONL envelope: expected a JSON object, got a number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := &countingReader{r: tt.in}
+			r := NewReader(in, "log")
+			var err error
+			for err == nil {
+				_, _, err = r.Next()
+			}
+			if !strings.HasPrefix(err.Error(), tt.err) {
+				t.Errorf("err = %q, want %q", err, tt.err)
+			}
+			if in.n > 2*readChunk || cap(r.buf) > 2*readChunk {
+				t.Errorf("read %d bytes into a buffer of %d to refuse the line", in.n, cap(r.buf))
+			}
+		})
+	}
+}
 
-func (zeros) Read(p []byte) (int, error) {
+// Blanks before a frame, however many, are dropped as they come.
+func TestReaderDropsLeadingBlanks(t *testing.T) {
+	in := io.MultiReader(io.LimitReader(spaces{}, 8*readChunk), strings.NewReader(`{"session_id":"a"}`+"\n"))
+	r := NewReader(in, "log")
+	f, line, err := r.Next()
+	if err != nil || f.SessionID != "a" || line != 1 || cap(r.buf) > 2*readChunk {
+		t.Errorf("frame %q line %d err %v, buffer %d", f.SessionID, line, err, cap(r.buf))
+	}
+}
+
+type spaces struct{}
+
+func (spaces) Read(p []byte) (int, error) {
 	for i := range p {
 		p[i] = ' '
 	}
 	return len(p), nil
+}
+
+// repeat is an endless stream of one byte.
+type repeat byte
+
+func (b repeat) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }

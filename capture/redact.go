@@ -125,23 +125,43 @@ func (r *Redactor) Apply(f *Frame) bool {
 	headers := len(f.McpParamHeaders) > 0 || f.McpName != ""
 	var removed, remaining map[string]bool
 	if len(f.Raw) > 0 {
-		if out, rem, left, ok := r.scrubJSON(f.Raw, headers); ok {
+		switch out, rem, left, res := r.scrubJSON(f.Raw, headers); res {
+		case scrubbed:
 			f.Raw, removed, remaining = out, rem, left
 			changed = true
+		case scrubGaveUp:
+			// The rules cannot be applied within the budget (or at all):
+			// keep only what says what the message was. Headers that may
+			// mirror its arguments go too.
+			f.Raw, f.RedactionSkipped = withhold(f.Raw), true
+			removed, remaining = nil, nil
+			changed = true
+			if r.scrubAllHeaders(f) {
+				headers = false
+			}
 		}
 	}
 	if f.Text != "" {
 		if r.structural() && json.Valid([]byte(f.Text)) {
 			// JSON logged as text (its bytes are not valid UTF-8): key and
 			// path rules reach it too.
-			if out, _, _, ok := r.scrubJSON([]byte(f.Text), false); ok {
+			switch out, _, _, res := r.scrubJSON([]byte(f.Text), false); res {
+			case scrubbed:
 				f.Text = string(out)
+				changed = true
+			case scrubGaveUp:
+				f.Text, f.RedactionSkipped = RedactedValue, true
 				changed = true
 			}
 		} else if r.structural() && f.Truncated {
 			// A cut-off message cannot be parsed, so key rules cannot find
 			// what they must hide in it: keep none of it.
 			f.Text = RedactedValue
+			changed = true
+		} else if s, ok := r.scrubKeyValues(f.Text); ok {
+			// Almost JSON, or a line that quotes some: the tolerant scan
+			// finds "key": value pairs all the same.
+			f.Text = s
 			changed = true
 		}
 		if s, ok := r.scrubString(f.Text); ok {
@@ -158,15 +178,25 @@ func (r *Redactor) Apply(f *Frame) bool {
 	return changed
 }
 
+// What scrubJSON did.
+const (
+	scrubUnchanged = iota // nothing to hide
+	scrubbed              // out is the message with the rules applied
+	scrubGaveUp           // the rules cannot be applied: over the budget, or too deep to parse
+)
+
 // scrubJSON applies paths, then key rules and value patterns, to a raw
-// message. ok is false when nothing changed (or raw does not parse). With
-// track, it also returns the scalars removed wholesale and those left.
-func (r *Redactor) scrubJSON(raw []byte, track bool) (out []byte, removed, remaining map[string]bool, ok bool) {
+// message. With track, it also returns the scalars removed wholesale and
+// those left.
+func (r *Redactor) scrubJSON(raw []byte, track bool) (out []byte, removed, remaining map[string]bool, result int) {
+	if r.overBudget(raw) {
+		return nil, nil, nil, scrubGaveUp
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var tree any
 	if dec.Decode(&tree) != nil {
-		return nil, nil, nil, false
+		return nil, nil, nil, scrubGaveUp
 	}
 	w := walker{r: r}
 	if track {
@@ -186,19 +216,19 @@ func (r *Redactor) scrubJSON(raw []byte, track bool) (out []byte, removed, remai
 		w.changed = true
 	}
 	if !w.changed {
-		return nil, nil, nil, false
+		return nil, nil, nil, scrubUnchanged
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if enc.Encode(tree) != nil {
-		return nil, nil, nil, false
+		return nil, nil, nil, scrubGaveUp
 	}
 	if track {
 		remaining = map[string]bool{}
 		collectScalars(tree, remaining)
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), w.removed, remaining, true
+	return bytes.TrimRight(buf.Bytes(), "\n"), w.removed, remaining, scrubbed
 }
 
 // replaceAt puts the placeholder at path in tree and returns the new tree
@@ -431,6 +461,21 @@ func (r *Redactor) scrubHeaders(f *Frame, removed, remaining map[string]bool) bo
 	return changed
 }
 
+// scrubAllHeaders replaces every Mcp-Param-* value and Mcp-Name of a
+// message that was withheld: they may mirror arguments no rule could be
+// applied to. It reports whether there were any.
+func (r *Redactor) scrubAllHeaders(f *Frame) bool {
+	any := f.McpName != ""
+	if f.McpName != "" {
+		f.McpName = RedactedValue
+	}
+	for i := range f.McpParamHeaders {
+		f.McpParamHeaders[i].Value, f.McpParamHeaders[i].Redacted = RedactedValue, true
+		any = true
+	}
+	return any
+}
+
 // decodeSentinel undoes the =?base64?...?= encoding of a header value.
 func decodeSentinel(v string) string {
 	inner, ok := strings.CutPrefix(v, "=?base64?")
@@ -462,6 +507,9 @@ func (r *Redactor) Command(argv []string) []string {
 	f := Frame{Raw: raw, Direction: Meta}
 	if !r.Apply(&f) {
 		return argv
+	}
+	if f.RedactionSkipped {
+		return []string{RedactedValue}
 	}
 	var m struct {
 		Command []string `json:"command"`

@@ -93,13 +93,34 @@ func ValidateLabel(label string) error {
 	return nil
 }
 
-// NewSessionID mints the id of one capture run: <label>-<pid>-<12 hex>. The
-// random part keeps two runs apart when a process id is reused (containers
-// start every process at a low pid).
+// NewSessionID mints the id of one capture run: <label>-<pid>-<12 hex>,
+// with the label in its portable form (PortableName), since the id names
+// the log's file. The random part keeps two runs apart when a process id is
+// reused (containers start every process at a low pid).
 func NewSessionID(label string) string {
 	var nonce [6]byte
 	_, _ = rand.Read(nonce[:]) // crypto/rand.Read never fails on supported platforms
-	return label + "-" + strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(nonce[:])
+	return PortableName(label) + "-" + strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(nonce[:])
+}
+
+// PortableName is s made safe for a file name on every platform: each
+// character other than a letter, a digit, '.', '_' or '-' becomes '_'
+// (a label "127.0.0.1:38081" gives "127.0.0.1_38081", "exit 7" gives
+// "exit_7"). Windows refuses ':' and other punctuation in file names, and a
+// space is a trap in every shell.
+func PortableName(s string) string {
+	portable := func(r rune) bool {
+		return r == '.' || r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r)
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return !portable(r) }) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if portable(r) {
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 // OpenSessionLog creates the log of a new session under <state>/sessions

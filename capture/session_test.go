@@ -53,4 +53,20 @@ func TestNewSessionID(t *testing.T) {
 	if NewSessionID("x") == NewSessionID("x") {
 		t.Error("two ids are the same")
 	}
+	for label, want := range map[string]string{"127.0.0.1:38081": "127.0.0.1_38081", "exit 7": "exit_7", "files é": "files_é"} {
+		if id := NewSessionID(label); !strings.HasPrefix(id, want+"-") {
+			t.Errorf("NewSessionID(%q) = %q, want it to start %q", label, id, want)
+		}
+	}
+}
+
+func TestPortableName(t *testing.T) {
+	for in, want := range map[string]string{
+		"server.py": "server.py", "127.0.0.1:38081": "127.0.0.1_38081", "exit 7": "exit_7",
+		`a<b>c"d|e?f*g`: "a_b_c_d_e_f_g", "mcp_server-git": "mcp_server-git", "服务器": "服务器", "a\u202eb": "a_b",
+	} {
+		if got := PortableName(in); got != want {
+			t.Errorf("PortableName(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -26,7 +26,9 @@ func SessionsDir() string {
 	return filepath.Join(StateDir(), "sessions")
 }
 
-// SessionLogPath is the log path of a session id: <state>/sessions/<id>.jsonl.
+// SessionLogPath is the log path of a session id:
+// <state>/sessions/<id>.jsonl, the id in its portable form (PortableName),
+// as mcpsnoop names the files it writes.
 func SessionLogPath(id string) string {
-	return filepath.Join(SessionsDir(), id+".jsonl")
+	return filepath.Join(SessionsDir(), PortableName(id)+".jsonl")
 }

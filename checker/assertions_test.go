@@ -164,6 +164,83 @@ func TestAssertions(t *testing.T) {
 			assertions: []string{`FAIL max-duration: 1 tool call exceeded the 1s budget (worst: tool "ask" took 1.1s)`},
 		},
 		{
+			// A call that cannot be timed fails the budget it cannot be held
+			// to, and the message says which ts was missing.
+			name: "a request without ts fails both budgets, naming the missing ts",
+			cfg:  checker.Config{MaxDuration: sec, MaxServerDuration: sec},
+			frames: []string{
+				"c2s - " + toolCall("1", "untimed", ""),
+				"s2c 100 " + rpcResult("1", ok),
+				"c2s 200 " + toolCall("2", "timed", ""),
+				"s2c 300 " + rpcResult("2", ok),
+			},
+			assertions: []string{
+				`FAIL max-duration: 1 tool call could not be timed against the 1s budget (first: tool "untimed" at line 1: its request has no ts)`,
+				`FAIL max-server-duration: 1 tool call could not be timed against the 1s server-time budget (first: tool "untimed" at line 1: its request has no ts)`,
+			},
+		},
+		{
+			name: "an answer without ts, beside a call over the budget",
+			cfg:  checker.Config{MaxDuration: sec},
+			frames: []string{
+				"c2s 0 " + toolCall("1", "slow", ""),
+				"s2c 2000 " + rpcResult("1", ok),
+				"c2s 2100 " + toolCall("2", "late-untimed", ""),
+				"c2s 2200 " + toolCall("3", "untimed", ""),
+				"s2c - " + rpcResult("3", ok),
+				"s2c - " + rpcResult("2", ok),
+			},
+			assertions: []string{`FAIL max-duration: 1 tool call exceeded the 1s budget (worst: tool "slow" took 2s); ` +
+				`2 tool calls could not be timed against the 1s budget (first: tool "late-untimed" at line 3: the frame that ended it has no ts)`},
+		},
+		{
+			name: "a pending call without ts is not judged",
+			cfg:  checker.Config{MaxDuration: sec, MaxServerDuration: sec, FailOn: []checker.Signal{checker.SignalError}},
+			frames: []string{
+				"c2s - " + toolCall("1", "open", ""),
+			},
+			assertions: []string{
+				"pass max-duration: every tool call finished within the 1s budget",
+				"pass max-server-duration: every tool call's server time stayed within the 1s budget",
+			},
+		},
+		{
+			// 400ms + 600ms in the server, 12s with the user: the server
+			// budget judges the server's 1s, and a time equal to the budget
+			// is within it.
+			name: "server time equal to the budget passes, whatever the wall clock",
+			cfg:  checker.Config{MaxServerDuration: sec},
+			frames: []string{
+				"c2s 0 " + toolCall("1", "ask", ""),
+				"s2c 400 " + rpcResult("1", inputRequired(`"S"`, "q")),
+				"c2s 12400 " + toolCall("2", "ask", retryParams(`"S"`, "q")),
+				"s2c 13000 " + rpcResult("2", ok),
+			},
+			assertions: []string{"pass max-server-duration: every tool call's server time stayed within the 1s budget"},
+		},
+		{
+			name: "server time one millisecond over the budget fails",
+			cfg:  checker.Config{MaxServerDuration: 999 * time.Millisecond},
+			frames: []string{
+				"c2s 0 " + toolCall("1", "ask", ""),
+				"s2c 400 " + rpcResult("1", inputRequired(`"S"`, "q")),
+				"c2s 12400 " + toolCall("2", "ask", retryParams(`"S"`, "q")),
+				"s2c 13000 " + rpcResult("2", ok),
+			},
+			assertions: []string{`FAIL max-server-duration: 1 tool call exceeded the 999ms server-time budget (worst: tool "ask" spent 1s in the server)`},
+		},
+		{
+			name: "a retry without ts leaves the chain's server time unknown",
+			cfg:  checker.Config{MaxServerDuration: sec},
+			frames: []string{
+				"c2s 0 " + toolCall("1", "ask", ""),
+				"s2c 400 " + rpcResult("1", inputRequired(`"S"`, "q")),
+				"c2s - " + toolCall("2", "ask", retryParams(`"S"`, "q")),
+				"s2c 13000 " + rpcResult("2", ok),
+			},
+			assertions: []string{`FAIL max-server-duration: 1 tool call could not be timed against the 1s server-time budget (first: tool "ask" at line 1: the request of its hop 2 has no ts)`},
+		},
+		{
 			name: "expect and forbid are evaluated in the order given, after max-duration",
 			cfg: checker.Config{
 				MaxDuration: sec,
@@ -255,7 +332,8 @@ func TestAssertions(t *testing.T) {
 					switch {
 					case f.Seq != 0 || f.Line != 0:
 						t.Errorf("assertion finding %q has a frame location", f.Message)
-					case f.Kind != checker.AssertionMaxDuration && f.Kind != checker.AssertionExpectTool && f.Kind != checker.AssertionForbidTool:
+					case f.Kind != checker.AssertionMaxDuration && f.Kind != checker.AssertionMaxServerDuration &&
+						f.Kind != checker.AssertionExpectTool && f.Kind != checker.AssertionForbidTool:
 						t.Errorf("assertion finding %q has kind %q", f.Message, f.Kind)
 					}
 				}

@@ -22,13 +22,16 @@ func logOf(sid string, frames ...string) string {
 		var seq, ms int
 		fmt.Sscan(parts[0], &seq)
 		fmt.Sscan(parts[2], &ms)
-		ts := start.Add(time.Duration(ms) * time.Millisecond).Format(time.RFC3339Nano)
+		ts := `"ts":"` + start.Add(time.Duration(ms)*time.Millisecond).Format(time.RFC3339Nano) + `",`
+		if parts[2] == "-" { // a frame without ts
+			ts = ""
+		}
 		body := parts[3]
 		field := `"raw":` + body
 		if !strings.HasPrefix(body, "{") && !strings.HasPrefix(body, "[") {
 			field = fmt.Sprintf(`"text":%q`, body)
 		}
-		fmt.Fprintf(&b, `{"session_id":%q,"server_label":"srv","seq":%d,"ts":%q,"direction":%q,"transport":"stdio",%s}`+"\n",
+		fmt.Fprintf(&b, `{"session_id":%q,"server_label":"srv","seq":%d,%s"direction":%q,"transport":"stdio",%s}`+"\n",
 			sid, seq, ts, parts[1], field)
 	}
 	return b.String()
@@ -217,6 +220,30 @@ func TestSignals(t *testing.T) {
 			log:      logOf("s", "3 c2s 0 "+call1, "2 s2c 1 "+ok1, "6 stderr 2 x") + `{"session_id":"s","seq":7,"ra`,
 			counters: checker.Counters{MissingFrames: 5},
 			findings: []string{"note mcpsnoop/incomplete session s has 5 dropped frames"},
+		},
+		{
+			name: "withheld messages settle their calls and are not judged",
+			log: `{"session_id":"s","seq":1,"direction":"c2s","transport":"stdio","raw":{"id":1,"jsonrpc":"2.0","method":"tools/call"},"redacted":true,"redaction_skipped":true}` + "\n" +
+				`{"session_id":"s","seq":2,"direction":"s2c","transport":"stdio","raw":{"id":1,"jsonrpc":"2.0","result":{}},"redacted":true,"redaction_skipped":true}` + "\n" +
+				logOf("s", `3 c2s 2 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}`) +
+				`{"session_id":"s","seq":4,"direction":"s2c","transport":"stdio","raw":{"id":2,"jsonrpc":"2.0","result":{"isError":true}},"redacted":true,"redaction_skipped":true}` + "\n" +
+				`{"session_id":"s","seq":5,"direction":"s2c","transport":"stdio","raw":{"method":"notifications/message"},"redacted":true,"redaction_skipped":true}` + "\n",
+			counters: checker.Counters{Errors: 1},
+			findings: []string{"error mcpsnoop/error session s frame 4: tools/call echo (id 2) ended in an error: the result is marked isError"},
+		},
+		{
+			name: "a closing frame's seq counts the frames lost at the end",
+			log: logOf("s", "1 c2s 0 "+call1, "2 s2c 1 "+ok1) +
+				`{"session_id":"s","seq":6,"direction":"meta","transport":"stdio","last_seq":5,"dropped":3}` + "\n",
+			counters: checker.Counters{MissingFrames: 3},
+			findings: []string{"note mcpsnoop/incomplete session s has 3 dropped frames"},
+		},
+		{
+			name: "a closing frame counts what it reports, also when no gap shows it",
+			log: logOf("s", "1 c2s 0 "+call1, "2 s2c 1 "+ok1) +
+				`{"session_id":"s","seq":3,"direction":"meta","transport":"http","last_seq":2,"dropped":4}` + "\n",
+			counters: checker.Counters{MissingFrames: 4},
+			findings: []string{"note mcpsnoop/incomplete session s has 4 dropped frames"},
 		},
 		{
 			name:     "http status frames",

@@ -44,6 +44,8 @@ type frameCtx struct {
 	staleFetch  bool
 	cacheTTL    int64
 	cacheScope  string
+
+	withheld bool // the body was withheld (redaction_skipped): no rule judges it
 }
 
 type frameError struct {

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -64,11 +65,26 @@ type interactionState struct {
 	lastAnswer    time.Time // when the latest hop was answered
 	lastSeen      time.Time // latest frame of the chain
 	answered      bool      // the latest hop has its answer
+	// untimed says which frame of the chain had no ts (first found), so
+	// that its server time cannot be known: "" when every one had one.
+	untimed string
+}
+
+// noTS notes a frame of the chain without a ts, the first one only.
+func (it *interactionState) noTS(ts time.Time, what string) {
+	if ts.IsZero() && it.untimed == "" {
+		it.untimed = what
+	}
 }
 
 // startHop records a request of the chain: the first one, or a linked retry.
 func (it *interactionState) startHop(id string, ts time.Time, first bool) {
 	h := hop{requestID: id, requestTS: ts}
+	if first {
+		it.noTS(ts, "its request has no ts")
+	} else {
+		it.noTS(ts, "the request of its hop "+strconv.Itoa(len(it.hops)+1)+" has no ts")
+	}
 	if !first {
 		h.turnaround = duration(it.lastAnswer, ts)
 		it.turnaround += h.turnaround
@@ -89,6 +105,11 @@ func (it *interactionState) answerHop(ts time.Time, asked []string) {
 		return
 	}
 	it.answered = true
+	if n := len(it.hops); n <= 1 {
+		it.noTS(ts, "its answer has no ts")
+	} else {
+		it.noTS(ts, "the answer to its hop "+strconv.Itoa(n)+" has no ts")
+	}
 	var start time.Time
 	if n := len(it.hops); n > 0 && !it.hopsTruncated {
 		h := &it.hops[n-1]
@@ -104,6 +125,7 @@ func (it *interactionState) answerHop(ts time.Time, asked []string) {
 // extend adds server time after the last answer: a task works on past the
 // handle it answered with until its terminal status.
 func (it *interactionState) extend(ts time.Time) {
+	it.noTS(ts, "its task's final status has no ts")
 	it.serverTime += duration(it.lastSeen, ts)
 	it.lastAnswer, it.lastSeen = ts, ts
 }

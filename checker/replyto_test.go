@@ -67,6 +67,13 @@ func TestStatusReplySettlesCallAsFailed(t *testing.T) {
 		errors  int
 	}{
 		{"401 challenge", capture.Frame{Status: 401, AuthChallenge: challenge, ReplyTo: json.RawMessage(`7`)}, "error", 0, 1},
+		// A 400 refusal (what the TypeScript SDK answers a request it
+		// cannot take) is the lowest failure status: it settles the call
+		// like any other, with a body that is not JSON-RPC or none.
+		{"400 refusal", capture.Frame{Status: 400, Text: "Bad Request", ReplyTo: json.RawMessage(`7`)}, "error", 0, 1},
+		{"bare 400", capture.Frame{Status: 400, ReplyTo: json.RawMessage(`7`)}, "error", 0, 1},
+		{"400 JSON-RPC error with a null id", capture.Frame{Status: 400, ReplyTo: json.RawMessage(`7`),
+			Raw: json.RawMessage(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`)}, "error", 0, 1},
 		{"502 unreachable", capture.Frame{Status: 502, ReplyTo: json.RawMessage(`7`)}, "error", 0, 1},
 		{"500 error page", capture.Frame{Status: 500, Text: "<html>oops</html>", ReplyTo: json.RawMessage(`7`)}, "error", 0, 1},
 		{"403 JSON that is not JSON-RPC", capture.Frame{Status: 403, Raw: json.RawMessage(`{"detail":"bad origin"}`), ReplyTo: json.RawMessage(`7`)}, "error", 0, 1},

@@ -57,7 +57,9 @@ func (s *session) onResponse(fc *frameCtx) {
 // task-handle result keeps it pending; anything else settles it.
 func (s *session) firstAnswer(fc *frameCtx, c *call) {
 	m := &fc.msg
-	s.responseRules(fc, c)
+	if !fc.withheld {
+		s.responseRules(fc, c)
+	}
 	s.keepAnswer(fc, c)
 	if !m.hasError {
 		switch m.resultType() {
@@ -90,10 +92,15 @@ func (s *session) firstAnswer(fc *frameCtx, c *call) {
 func (s *session) lateAnswer(fc *frameCtx, c *call) {
 	c.answered = true
 	if c.method == "subscriptions/listen" {
-		return // the graceful close of a cancelled stream
+		// The graceful close of a cancelled stream: not a late result, but
+		// what it answered is kept for exports.
+		s.keepAnswer(fc, c)
+		return
 	}
 	m := &fc.msg
-	s.responseRules(fc, c)
+	if !fc.withheld {
+		s.responseRules(fc, c)
+	}
 	s.keepAnswer(fc, c)
 	c.lateResult = true
 	c.end = fc.f.TS

@@ -91,6 +91,14 @@ func TestRuns(t *testing.T) {
 			want: "old: ",
 		},
 		{
+			// The run is the client's: a trace id a server puts on what it
+			// sends (its own requests and notifications) groups nothing.
+			name: "a server-sent traceparent is not a run key",
+			log: strings.ReplaceAll(tracedCall("srv", 1, 1, "2026-01-01T00:00:01Z", traceA), `"direction":"c2s"`, `"direction":"s2c"`) +
+				`{"session_id":"srv","server_label":"srv","seq":2,"ts":"2026-01-01T00:00:02Z","direction":"s2c","transport":"stdio","raw":{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x","_meta":{"traceparent":"` + traceB + `"}}}}` + "\n",
+			want: "srv: ",
+		},
+		{
 			name: "runs are ordered by time, never by seq",
 			log: meta("late", 1, "2026-03-01T00:00:00Z", "7", "2026-01-01T00:00:00Z") +
 				meta("early", 99, "2026-02-01T00:00:00Z", "8", "2026-01-01T00:00:00Z"),

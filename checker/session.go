@@ -21,7 +21,8 @@ type session struct {
 	counters  Counters
 
 	lastSeq     uint64
-	frames      int // frames ingested, the position of the next one
+	dropped     uint64 // frames the log's closing frame says the capture lost
+	frames      int    // frames ingested, the position of the next one
 	calls       callTable
 	parked      []*call          // calls waiting on an input_required answer, oldest first
 	tasks       map[string]*call // task id -> tools/call holding the handle
@@ -105,6 +106,9 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 
 	switch {
 	case f.Direction == capture.Meta:
+		// A closing frame counts what the capture lost; its own seq already
+		// makes a gap of the losses no later frame shows.
+		s.dropped = max(s.dropped, f.Dropped)
 		s.onMeta(f)
 		s.emitEvent(f, pos, ordinal, EventMeta)
 		return // a control frame is never judged
@@ -129,6 +133,10 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		return // a bare status: a silent transport frame
 	}
 	fc.msg = parseMessage(f.Raw)
+	if f.RedactionSkipped {
+		s.withheld(fc)
+		return
+	}
 	if fc.msg.kind == kindNotRPC {
 		if f.Status >= 400 {
 			fc.transportError()
@@ -154,6 +162,23 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	s.frameRules(fc)
 	s.deprecation(fc)
 	s.wireRules(fc)
+}
+
+// withheld handles a message whose body redaction gave up on
+// (redaction_skipped): the capture kept only its kind and id, so it opens
+// or settles its call like any other, and no rule judges what is left.
+func (s *session) withheld(fc *frameCtx) {
+	fc.withheld = true
+	switch fc.msg.kind {
+	case kindRequest:
+		s.traffic.Requests++
+		s.onRequest(fc)
+	case kindResponse:
+		s.traffic.Responses++
+		s.onResponse(fc)
+	case kindNotification:
+		s.traffic.Notifications++
+	}
 }
 
 // frameRules applies the rules that look at any JSON-RPC frame (check.md
@@ -210,6 +235,9 @@ func (s *session) close() *SessionReport {
 	s.counters.Pending = len(pending)
 	s.reportRemaining()
 
+	if s.dropped > uint64(s.counters.MissingFrames) {
+		s.counters.MissingFrames = int(min(s.dropped, 1<<31))
+	}
 	if n := s.counters.MissingFrames; n > 0 {
 		s.addFinding(findingInput{
 			signal: SignalIncomplete, phase: phaseIncomplete, sessionWide: true,

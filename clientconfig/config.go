@@ -1,11 +1,15 @@
-// Package clientconfig routes an MCP server of a desktop client through
-// mcpsnoop and back, by editing the client's JSON config: Claude Desktop's
-// claude_desktop_config.json, whose "mcpServers" object maps a server name
-// to {"command", "args", "env"}. Wrapping points the entry's command at
-// mcpsnoop, with the old command line after "--"; unwrapping restores it.
+// Package clientconfig routes an MCP server of a client's config through
+// mcpsnoop and back, by editing the JSON file the client reads: Claude
+// Desktop's claude_desktop_config.json, Claude Code's .mcp.json and
+// Cursor's mcp.json (servers under "mcpServers"), and VS Code's mcp.json
+// (servers under "servers", JSONC). Each maps a server name to
+// {"command", "args", "env", ...}. Wrapping points the entry's command at
+// mcpsnoop, with the shim's flags, "--" and the old command line as args;
+// unwrapping restores it.
 //
 // Edits are surgical: only the value of the one entry is rewritten (its
-// keys come out sorted), and every other byte of the file stays as it was.
+// keys come out sorted, unless it holds comments, which an edit in place
+// keeps), and every other byte of the file stays as it was.
 package clientconfig
 
 import (
@@ -13,18 +17,24 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 )
 
 // InputError is a mistake the user can fix on the command line: a server
 // the config does not have, or one mcpsnoop cannot wrap. Every other error
 // is about the state of the file.
-type InputError struct{ msg string }
+type InputError struct {
+	msg string
+	// URL is set when the server is a remote one: the address it is
+	// reached at, which `mcpsnoop http --target` can record instead.
+	URL string
+}
 
 func (e *InputError) Error() string { return e.msg }
 
@@ -32,47 +42,95 @@ func inputErrorf(format string, args ...any) error {
 	return &InputError{msg: fmt.Sprintf(format, args...)}
 }
 
-// serversKey is where Claude Desktop lists its MCP servers.
-const serversKey = "mcpServers"
+// Where clients list their MCP servers.
+const (
+	KeyMCPServers = "mcpServers" // Claude Desktop, Claude Code, Cursor
+	KeyServers    = "servers"    // VS Code
+)
 
-// doc is a parsed config: its bytes, where the JSON starts (past a UTF-8
-// byte order mark) and the members of its mcpServers object.
+// AnyKey is what a config of an unknown client is searched for, in order.
+var AnyKey = []string{KeyMCPServers, KeyServers}
+
+// doc is a parsed config: its bytes, its view (the bytes with comments
+// blanked out, see jsonc.go), where the JSON starts (past a UTF-8 byte
+// order mark) and the members of its servers object.
 type doc struct {
-	data    []byte
-	servers []member
-	hasKey  bool // the file has an mcpServers member
+	data, view []byte
+	keys       []string // the keys looked for
+	key        string   // the one found ("" when none was)
+	servers    []member
 }
 
 var bom = []byte("\xef\xbb\xbf")
 
-func parse(data []byte) (*doc, error) {
+func parse(data []byte, keys []string) (*doc, error) {
+	if len(keys) == 0 {
+		keys = AnyKey
+	}
 	start := 0
 	if bytes.HasPrefix(data, bom) {
 		start = len(bom) // Windows editors like to add one
 	}
-	if !json.Valid(data[start:]) {
+	view, _, err := jsoncView(data)
+	if err != nil {
+		return nil, err
+	}
+	if !json.Valid(view[start:]) {
 		var x any
-		err := json.Unmarshal(data[start:], &x)
+		err := json.Unmarshal(view[start:], &x)
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
-	top := jsonwalk.SkipWS(data, start)
-	members, err := objectMembers(data, top)
+	top := jsonwalk.SkipWS(view, start)
+	members, err := objectMembers(view, top)
 	if err != nil {
 		return nil, errors.New("not a JSON object")
 	}
-	d := &doc{data: data}
-	m, ok := lastMember(members, serversKey)
-	if !ok {
-		return d, nil
-	}
-	d.hasKey = true
-	if data[m.valStart] != '{' {
-		return nil, fmt.Errorf("%s is not a JSON object", serversKey)
-	}
-	if d.servers, err = objectMembers(data, m.valStart); err != nil {
-		return nil, err
+	d := &doc{data: data, view: view, keys: keys}
+	for _, k := range keys {
+		m, ok := lastMember(members, k)
+		if !ok {
+			continue
+		}
+		if view[m.valStart] != '{' {
+			return nil, fmt.Errorf("%s is not a JSON object", k)
+		}
+		if d.servers, err = objectMembers(view, m.valStart); err != nil {
+			return nil, err
+		}
+		d.key = k
+		break
 	}
 	return d, nil
+}
+
+// Key is where data lists its servers, of keys (nil: AnyKey), or "" when
+// it lists none.
+func Key(data []byte, keys []string) (string, error) {
+	d, err := parse(data, keys)
+	if err != nil {
+		return "", err
+	}
+	return d.key, nil
+}
+
+// keysText names the keys looked for: "mcpServers" or "servers".
+func (d *doc) keysText() string {
+	q := make([]string, len(d.keys))
+	for i, k := range d.keys {
+		q[i] = strconv.Quote(k)
+	}
+	return strings.Join(q, " or ")
+}
+
+// knownShape refuses a file read for any client's shape that has none:
+// without a servers object of either name it is some other JSON file. A
+// config read for one client may lack its servers object (a fresh Claude
+// Desktop config does), so that is only a server it does not have.
+func (d *doc) knownShape() error {
+	if d.key == "" && len(d.keys) > 1 {
+		return fmt.Errorf("not an MCP client config: it has no %s object", d.keysText())
+	}
+	return nil
 }
 
 // names lists the servers, sorted, each once.
@@ -87,14 +145,17 @@ func (d *doc) names() []string {
 
 // server finds the named entry and decodes it.
 func (d *doc) server(name string) (member, *entry, error) {
+	if err := d.knownShape(); err != nil {
+		return member{}, nil, err
+	}
 	m, ok := lastMember(d.servers, name)
 	if !ok {
-		if !d.hasKey || len(d.servers) == 0 {
-			return member{}, nil, inputErrorf("no server %q: the config lists no servers under %q", name, serversKey)
+		if d.key == "" || len(d.servers) == 0 {
+			return member{}, nil, inputErrorf("no server %q: the config lists no servers under %s", name, d.keysText())
 		}
-		return member{}, nil, inputErrorf("no server %q under %q (servers: %s)", name, serversKey, strings.Join(d.names(), ", "))
+		return member{}, nil, inputErrorf("no server %q under %q (servers: %s)", name, d.key, strings.Join(d.names(), ", "))
 	}
-	e, err := decodeEntry(name, d.data[m.valStart:m.valEnd])
+	e, err := decodeEntry(name, d.view[m.valStart:m.valEnd])
 	return m, e, err
 }
 
@@ -112,15 +173,25 @@ func decodeEntry(name string, raw []byte) (*entry, error) {
 		return nil, fmt.Errorf("server %q is not a JSON object", name)
 	}
 	e := &entry{fields: fields}
+	var url string
+	if u, ok := fields["url"]; ok {
+		_ = json.Unmarshal(u, &url)
+	}
+	remote := func(detail string) error {
+		if url != "" {
+			return &InputError{URL: url, msg: fmt.Sprintf("server %q is a remote server (url %s); only servers started from a command can be wrapped", name, url)}
+		}
+		return inputErrorf("server %q is not a stdio server (%s); only servers started from a command can be wrapped", name, detail)
+	}
 	if t, ok := fields["type"]; ok {
 		var typ string
 		if json.Unmarshal(t, &typ) != nil || typ != "stdio" {
-			return nil, inputErrorf("server %q is not a stdio server (type %s); only servers started from a command can be wrapped", name, t)
+			return nil, remote("type " + string(t))
 		}
 	}
 	cmd, ok := fields["command"]
 	if !ok {
-		return nil, inputErrorf("server %q is not a stdio server (it has no command); only servers started from a command can be wrapped", name)
+		return nil, remote("it has no command")
 	}
 	if err := json.Unmarshal(cmd, &e.command); err != nil {
 		return nil, fmt.Errorf("server %q: command is not a string", name)
@@ -204,17 +275,34 @@ func (d *doc) replace(m member, e *entry) ([]byte, error) {
 	return append(out, d.data[m.valEnd:]...), nil
 }
 
+// hasComments says whether the entry's text holds JSONC syntax (comments
+// or trailing commas): it is then edited in place instead of re-encoded,
+// so that nothing the user wrote is lost.
+func (d *doc) hasComments(m member) bool {
+	return !bytes.Equal(d.data[m.valStart:m.valEnd], d.view[m.valStart:m.valEnd])
+}
+
 func (e *entry) set(key string, v any) {
 	raw, _ := json.Marshal(v) // strings and string lists always encode
 	e.fields[key] = raw
 }
 
-// Wrap routes server name through mcpsnoop at binary: the entry's command
-// becomes binary and its args "--" followed by the old command line.
-// changed is false when the entry already runs mcpsnoop. entryJSON is the
-// entry's value as it is (changed or not) in the result.
-func Wrap(data []byte, name, binary string) (out []byte, changed bool, entryJSON []byte, err error) {
-	d, err := parse(data)
+// WrapOptions say how to wrap a server.
+type WrapOptions struct {
+	// Keys are where the config may list its servers (nil: AnyKey).
+	Keys []string
+	// Binary is the mcpsnoop binary the entry's command becomes.
+	Binary string
+	// ShimArgs are mcpsnoop's own flags, put before "--" (e.g. --label NAME).
+	ShimArgs []string
+}
+
+// Wrap routes server name through mcpsnoop at o.Binary: the entry's command
+// becomes the binary and its args o.ShimArgs, "--" and the old command
+// line. changed is false when the entry already runs mcpsnoop. entryJSON is
+// the entry's value as it is (changed or not) in the result.
+func Wrap(data []byte, name string, o WrapOptions) (out []byte, changed bool, entryJSON []byte, err error) {
+	d, err := parse(data, o.Keys)
 	if err != nil {
 		return nil, false, nil, err
 	}
@@ -225,20 +313,29 @@ func Wrap(data []byte, name, binary string) (out []byte, changed bool, entryJSON
 	if IsWrapped(e.command) {
 		return data, false, data[m.valStart:m.valEnd], nil
 	}
-	e.set("command", binary)
-	e.set("args", append([]string{"--", e.command}, e.args...))
-	out, err = d.replace(m, e)
+	args := append(append(slices.Clone(o.ShimArgs), "--", e.command), e.args...)
+	if d.hasComments(m) {
+		out, err = d.wrapInPlace(m, o.Binary, append(slices.Clone(o.ShimArgs), "--", e.command))
+	} else {
+		e.set("command", o.Binary)
+		e.set("args", args)
+		out, err = d.replace(m, e)
+	}
 	if err != nil {
 		return nil, false, nil, err
 	}
-	return out, true, out[m.valStart : len(out)-(len(data)-m.valEnd)], nil
+	entryJSON = out[m.valStart : len(out)-(len(data)-m.valEnd)]
+	if err := d.verify(out, name, o.Binary, args); err != nil {
+		return nil, false, nil, err
+	}
+	return out, true, entryJSON, nil
 }
 
 // Unwrap undoes Wrap for server name: the command and args after the first
 // "--" become the entry's command and args again (an empty args list is
 // left out). changed is false when the entry does not run mcpsnoop.
-func Unwrap(data []byte, name string) (out []byte, changed bool, entryJSON []byte, err error) {
-	d, err := parse(data)
+func Unwrap(data []byte, name string, keys []string) (out []byte, changed bool, entryJSON []byte, err error) {
+	d, err := parse(data, keys)
 	if err != nil {
 		return nil, false, nil, err
 	}
@@ -254,39 +351,95 @@ func Unwrap(data []byte, name string) (out []byte, changed bool, entryJSON []byt
 		return nil, false, nil, fmt.Errorf("server %q runs mcpsnoop but its args have no server command after %s", name, strconv.Quote("--"))
 	}
 	rest := e.args[sep+1:]
-	e.set("command", rest[0])
-	if len(rest) > 1 {
-		e.set("args", rest[1:])
+	if d.hasComments(m) {
+		out, err = d.unwrapInPlace(m, rest[0], sep+2)
 	} else {
-		delete(e.fields, "args")
+		e.set("command", rest[0])
+		if len(rest) > 1 {
+			e.set("args", rest[1:])
+		} else {
+			delete(e.fields, "args")
+		}
+		out, err = d.replace(m, e)
 	}
-	out, err = d.replace(m, e)
 	if err != nil {
+		return nil, false, nil, err
+	}
+	if err := d.verify(out, name, rest[0], rest[1:]); err != nil {
 		return nil, false, nil, err
 	}
 	return out, true, out[m.valStart : len(out)-(len(data)-m.valEnd)], nil
 }
 
+// verify re-reads an edited config: it must parse, keep its servers where
+// they were, and give server name exactly this command line. An edit in
+// place that went wrong is caught here rather than written.
+func (d *doc) verify(out []byte, name, command string, args []string) error {
+	nd, err := parse(out, []string{d.key})
+	if err == nil && nd.key == d.key {
+		var e *entry
+		if _, e, err = nd.server(name); err == nil && e.command == command && slices.Equal(e.args, args) {
+			return nil
+		}
+	}
+	return fmt.Errorf("mcpsnoop could not edit the entry of server %q safely; nothing was written (please report this with the file)", name)
+}
+
+// Server is one entry of a config, as wrap sees it.
+type Server struct {
+	Name    string
+	Wrapped bool   // its command is mcpsnoop
+	URL     string // a remote server's address ("" for a command)
+	Err     error  // why it cannot be wrapped, if it cannot
+}
+
+// Servers lists the servers of data, sorted by name, and where they are
+// listed.
+func Servers(data []byte, keys []string) ([]Server, string, error) {
+	d, err := parse(data, keys)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := d.knownShape(); err != nil {
+		return nil, "", err
+	}
+	var out []Server
+	for _, name := range d.names() {
+		s := Server{Name: name}
+		_, e, err := d.server(name)
+		var ie *InputError
+		switch {
+		case errors.As(err, &ie):
+			s.URL, s.Err = ie.URL, err
+		case err != nil:
+			s.Err = err
+		default:
+			s.Wrapped = IsWrapped(e.command)
+		}
+		out = append(out, s)
+	}
+	return out, d.key, nil
+}
+
 // AnyWrapped says whether some server in data runs mcpsnoop.
 func AnyWrapped(data []byte) bool {
-	d, err := parse(data)
-	if err != nil {
-		return false
-	}
-	for _, m := range d.servers {
-		var e struct {
-			Command string `json:"command"`
+	for _, k := range AnyKey {
+		servers, key, err := Servers(data, []string{k})
+		if err != nil || key == "" {
+			continue
 		}
-		if json.Unmarshal(d.data[m.valStart:m.valEnd], &e) == nil && e.Command != "" && IsWrapped(e.Command) {
-			return true
+		for _, s := range servers {
+			if s.Wrapped {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// SameConfig says whether two configs mean the same thing, reading an
-// empty or null args list as no args (Unwrap leaves an empty list out).
-// Numbers must be spelled alike.
+// SameConfig says whether two configs mean the same thing, comments left
+// aside, reading an empty or null args list as no args (Unwrap leaves an
+// empty list out). Numbers must be spelled alike.
 func SameConfig(a, b []byte) bool {
 	x, errA := decodeLoose(a)
 	y, errB := decodeLoose(b)
@@ -294,19 +447,23 @@ func SameConfig(a, b []byte) bool {
 }
 
 func decodeLoose(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, bom)))
+	view, _, err := jsoncView(bytes.TrimPrefix(data, bom))
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(view))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if top, ok := v.(map[string]any); ok {
-		if servers, ok := top[serversKey].(map[string]any); ok {
-			for _, s := range servers {
-				if e, ok := s.(map[string]any); ok {
-					if args, ok := e["args"].([]any); (ok && len(args) == 0) || e["args"] == nil {
-						delete(e, "args")
-					}
+	top, _ := v.(map[string]any)
+	for _, k := range AnyKey {
+		servers, _ := top[k].(map[string]any)
+		for _, s := range servers {
+			if e, ok := s.(map[string]any); ok {
+				if args, ok := e["args"].([]any); (ok && len(args) == 0) || e["args"] == nil {
+					delete(e, "args")
 				}
 			}
 		}
@@ -324,9 +481,9 @@ func DefaultPath(configDir string) string {
 	return filepath.Join(configDir, "Claude", "claude_desktop_config.json")
 }
 
-// ServerNames lists the servers under mcpServers, sorted.
-func ServerNames(data []byte) ([]string, error) {
-	d, err := parse(data)
+// ServerNames lists the servers of data, sorted.
+func ServerNames(data []byte, keys []string) ([]string, error) {
+	d, err := parse(data, keys)
 	if err != nil {
 		return nil, err
 	}

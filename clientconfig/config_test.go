@@ -11,6 +11,9 @@ import (
 
 const bin = "/usr/local/bin/mcpsnoop"
 
+// opts wraps with the plain shim: no flags before "--".
+var opts = WrapOptions{Binary: bin}
+
 // Each config names the exact text of the "fs" entry's value, so the test
 // can tell that nothing but that value changed.
 var wrapCases = []struct {
@@ -52,7 +55,7 @@ func TestWrapTouchesOnlyTheEntry(t *testing.T) {
 			if strings.Count(tt.config, tt.entry) != 1 {
 				t.Fatalf("entry text occurs %d times in the config", strings.Count(tt.config, tt.entry))
 			}
-			out, changed, entry, err := Wrap([]byte(tt.config), "fs", bin)
+			out, changed, entry, err := Wrap([]byte(tt.config), "fs", opts)
 			if err != nil || !changed {
 				t.Fatalf("Wrap: changed %v, err %v", changed, err)
 			}
@@ -78,11 +81,11 @@ func TestWrapTouchesOnlyTheEntry(t *testing.T) {
 				}
 			}
 
-			again, changed, _, err := Wrap(out, "fs", bin)
+			again, changed, _, err := Wrap(out, "fs", opts)
 			if err != nil || changed || string(again) != string(out) {
 				t.Errorf("second Wrap: changed %v, err %v", changed, err)
 			}
-			back, changed, _, err := Unwrap(out, "fs")
+			back, changed, _, err := Unwrap(out, "fs", nil)
 			if err != nil || !changed {
 				t.Fatalf("Unwrap: changed %v, err %v", changed, err)
 			}
@@ -101,7 +104,7 @@ func TestWrapRendering(t *testing.T) {
 	config := "{\n\t\"mcpServers\": {\n\t\t\"fs\": {\n\t\t\t\"command\": \"npx\",\n\t\t\t\"env\": {\"K\": \"<v>\"}\n\t\t}\n\t}\n}\n"
 	want := "{\n\t\"mcpServers\": {\n\t\t\"fs\": {\n\t\t\t\"args\": [\n\t\t\t\t\"--\",\n\t\t\t\t\"npx\"\n\t\t\t],\n" +
 		"\t\t\t\"command\": \"/usr/local/bin/mcpsnoop\",\n\t\t\t\"env\": {\n\t\t\t\t\"K\": \"<v>\"\n\t\t\t}\n\t\t}\n\t}\n}\n"
-	out, _, _, err := Wrap([]byte(config), "fs", bin)
+	out, _, _, err := Wrap([]byte(config), "fs", opts)
 	if err != nil || string(out) != want {
 		t.Errorf("err %v, got:\n%s\nwant:\n%s", err, out, want)
 	}
@@ -122,7 +125,7 @@ func TestUnwrap(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, changed, entry, err := Unwrap([]byte(`{"mcpServers":{"fs":`+tt.entry+`}}`), "fs")
+			out, changed, entry, err := Unwrap([]byte(`{"mcpServers":{"fs":`+tt.entry+`}}`), "fs", nil)
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Errorf("err %v, want %s", err, tt.err)
@@ -142,14 +145,20 @@ func TestWrapErrors(t *testing.T) {
 		input             bool // an InputError: the user can fix it on the command line
 	}{
 		{"unknown server", `{"mcpServers":{"b":{"command":"x"},"a":{"command":"y"}}}`, `no server "fs" under "mcpServers" (servers: a, b)`, true},
-		{"no servers key", `{"theme":"dark"}`, `no server "fs": the config lists no servers under "mcpServers"`, true},
-		{"no servers", `{"mcpServers":{}}`, `no server "fs": the config lists no servers under "mcpServers"`, true},
-		{"remote server", `{"mcpServers":{"fs":{"url":"https://example.com/mcp"}}}`, `server "fs" is not a stdio server (it has no command); only servers started from a command can be wrapped`, true},
-		{"typed remote server", `{"mcpServers":{"fs":{"type":"http","command":"x"}}}`, `server "fs" is not a stdio server (type "http"); only servers started from a command can be wrapped`, true},
+		{"unknown server, vscode", `{"servers":{"b":{"command":"x"}}}`, `no server "fs" under "servers" (servers: b)`, true},
+		{"no servers key", `{"theme":"dark"}`, `not an MCP client config: it has no "mcpServers" or "servers" object`, false},
+		{"no servers", `{"mcpServers":{}}`, `no server "fs": the config lists no servers under "mcpServers" or "servers"`, true},
+		{"remote server", `{"mcpServers":{"fs":{"url":"https://example.com/mcp"}}}`, `server "fs" is a remote server (url https://example.com/mcp); only servers started from a command can be wrapped`, true},
+		{"typed remote server", `{"servers":{"fs":{"type":"http","url":"http://127.0.0.1:9/mcp"}}}`, `server "fs" is a remote server (url http://127.0.0.1:9/mcp); only servers started from a command can be wrapped`, true},
+		{"typed server with a command", `{"mcpServers":{"fs":{"type":"http","command":"x"}}}`, `server "fs" is not a stdio server (type "http"); only servers started from a command can be wrapped`, true},
+		{"no command", `{"mcpServers":{"fs":{"args":["x"]}}}`, `server "fs" is not a stdio server (it has no command); only servers started from a command can be wrapped`, true},
 		{"not JSON", `{"mcpServers":`, "not valid JSON: unexpected end of JSON input", false},
-		{"trailing comma", `{"mcpServers":{},}`, "not valid JSON: invalid character '}' looking for beginning of object key string", false},
+		{"two commas", `{"mcpServers":{},,}`, "not valid JSON: invalid character '}' looking for beginning of object key string", false},
+		{"open comment", "{\"mcpServers\":{} /* x\n}", "not valid JSON: a /* comment at line 1 is never closed", false},
+		{"single quotes", `{'mcpServers':{}}`, "not valid JSON: invalid character '\\'' looking for beginning of object key string", false},
 		{"not an object", `[]`, "not a JSON object", false},
 		{"servers not an object", `{"mcpServers":[]}`, "mcpServers is not a JSON object", false},
+		{"vscode servers not an object", `{"servers":"x"}`, "servers is not a JSON object", false},
 		{"entry not an object", `{"mcpServers":{"fs":"npx"}}`, `server "fs" is not a JSON object`, false},
 		{"command not a string", `{"mcpServers":{"fs":{"command":["npx"]}}}`, `server "fs": command is not a string`, false},
 		{"empty command", `{"mcpServers":{"fs":{"command":""}}}`, `server "fs": command is empty`, false},
@@ -157,9 +166,16 @@ func TestWrapErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, _, err := Wrap([]byte(tt.config), "fs", bin)
+			_, _, _, err := Wrap([]byte(tt.config), "fs", opts)
 			var ie *InputError
 			if err == nil || err.Error() != tt.err || errors.As(err, &ie) != tt.input {
+				t.Errorf("err %v (input error %v), want %q (input error %v)", err, errors.As(err, &ie), tt.err, tt.input)
+			}
+			if ie != nil && strings.Contains(tt.name, "remote") && ie.URL == "" {
+				t.Errorf("a remote server's error carries no URL")
+			}
+			_, _, _, err = Unwrap([]byte(tt.config), "fs", nil)
+			if tt.input && !strings.Contains(tt.name, "remote") && !strings.Contains(tt.name, "command") && (err == nil || err.Error() != tt.err) {
 				t.Errorf("err %v (input error %v), want %q (input error %v)", err, errors.As(err, &ie), tt.err, tt.input)
 			}
 		})
@@ -204,20 +220,77 @@ func FuzzWrap(f *testing.F) {
 	}
 	f.Add(`{"mcpServers":{"fs":{"command":"x","args":["a\"}]"]}}}`)
 	f.Add(`{"mcpServers":{"fs":{"command":"x","args":null}}}`)
+	for _, c := range inPlaceCases {
+		f.Add(c.config)
+	}
 	f.Fuzz(func(t *testing.T, config string) {
-		out, changed, entry, err := Wrap([]byte(config), "fs", bin)
+		out, changed, entry, err := Wrap([]byte(config), "fs", WrapOptions{Binary: bin, ShimArgs: []string{"--label", "fs"}})
 		if err != nil || !changed {
 			return
 		}
-		if !json.Valid(bytes.TrimPrefix(out, bom)) || !json.Valid(entry) {
+		view, _, verr := jsoncView(bytes.TrimPrefix(out, bom))
+		if verr != nil || !json.Valid(view) {
 			t.Fatalf("invalid result:\n%s", out)
 		}
 		if len(out) < len(entry) || !strings.Contains(string(out), string(entry)) {
 			t.Fatalf("entry not in result")
 		}
-		back, changed, _, err := Unwrap(out, "fs")
+		back, changed, _, err := Unwrap(out, "fs", nil)
 		if err != nil || !changed || !SameConfig(back, []byte(config)) {
 			t.Fatalf("Unwrap: %v, %v:\n%s", changed, err, back)
 		}
 	})
+}
+
+// Entries holding comments are edited in place: the comments stay, and
+// unwrapping gives back the very bytes, backup or not.
+var inPlaceCases = []struct{ name, config, wrapped string }{
+	{
+		name:    "args on lines, comments inside",
+		config:  "{\"servers\": {\"fs\": {\n  \"command\": \"npx\", // c\n  \"args\": [\n    \"-y\", // why\n    \"pkg\",\n  ],\n}}}",
+		wrapped: "{\"servers\": {\"fs\": {\n  \"command\": \"/usr/local/bin/mcpsnoop\", // c\n  \"args\": [\n    \"--label\",\n    \"fs\",\n    \"--\",\n    \"npx\",\n    \"-y\", // why\n    \"pkg\",\n  ],\n}}}",
+	},
+	{
+		name:    "no args, trailing comma",
+		config:  "{\"mcpServers\": {\"fs\": {\r\n  \"command\": \"srv\",\r\n}}}",
+		wrapped: "{\"mcpServers\": {\"fs\": {\r\n  \"command\": \"/usr/local/bin/mcpsnoop\",\r\n  \"args\": [\"--label\", \"fs\", \"--\", \"srv\"],\r\n}}}",
+	},
+	{
+		name:    "one line, args first",
+		config:  `{"servers": {"fs": {"args": ["a","b"], /* x */ "command": "s"}}}`,
+		wrapped: `{"servers": {"fs": {"args": ["--label","fs","--","s","a","b"], /* x */ "command": "/usr/local/bin/mcpsnoop"}}}`,
+	},
+	{
+		name:    "empty args with a comment inside",
+		config:  `{"servers": {"fs": {"command": "s", "args": [/* none */]}}}`,
+		wrapped: `{"servers": {"fs": {"command": "/usr/local/bin/mcpsnoop", "args": ["--label", "fs", "--", "s"/* none */]}}}`,
+	},
+	{
+		name:    "null args",
+		config:  `{"servers": {"fs": {"command": "s", "args": null, // n` + "\n}}}",
+		wrapped: `{"servers": {"fs": {"command": "/usr/local/bin/mcpsnoop", "args": ["--label", "fs", "--", "s"], // n` + "\n}}}",
+	},
+}
+
+func TestWrapInPlace(t *testing.T) {
+	o := WrapOptions{Binary: bin, ShimArgs: []string{"--label", "fs"}}
+	for _, tt := range inPlaceCases {
+		t.Run(tt.name, func(t *testing.T) {
+			out, changed, _, err := Wrap([]byte(tt.config), "fs", o)
+			if err != nil || !changed || string(out) != tt.wrapped {
+				t.Fatalf("changed %v, err %v, got:\n%s\nwant:\n%s", changed, err, out, tt.wrapped)
+			}
+			back, changed, _, err := Unwrap(out, "fs", nil)
+			if err != nil || !changed {
+				t.Fatalf("Unwrap: changed %v, err %v", changed, err)
+			}
+			exact := !strings.Contains(tt.name, "null") && !strings.Contains(tt.name, "empty")
+			if exact && string(back) != tt.config {
+				t.Errorf("unwrapped:\n%s\nwant the original:\n%s", back, tt.config)
+			}
+			if !SameConfig(back, []byte(tt.config)) {
+				t.Errorf("unwrapped config means something else:\n%s", back)
+			}
+		})
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 )
@@ -26,54 +25,54 @@ type Outcome struct {
 	BackupRemoved  bool // nothing is wrapped any more, so it went
 }
 
-// WrapFile wraps server name in the config at path, routing it through the
-// mcpsnoop binary at binary. Before the first change to the file it saves
+// WrapFile wraps server name in the config at path, as o says. Before the first change to the file it saves
 // the file as it was to BackupPath(path), unless a backup is already there
 // (it then still holds the state before any wrap). With dryRun nothing is
 // written.
-func WrapFile(path, name, binary string, dryRun bool) (Outcome, error) {
+func WrapFile(path, name string, o WrapOptions, dryRun bool) (Outcome, error) {
 	data, info, err := readConfig(path)
 	if err != nil {
 		return Outcome{}, err
 	}
-	out, changed, entry, err := Wrap(data, name, binary)
+	out, changed, entry, err := Wrap(data, name, o)
 	if err != nil {
 		return Outcome{}, annotate(path, err)
 	}
-	o := Outcome{Changed: changed, Entry: entry, Backup: BackupPath(path)}
+	res := Outcome{Changed: changed, Entry: entry, Backup: BackupPath(path)}
 	if !changed {
-		return o, nil
+		return res, nil
 	}
-	_, err = os.Lstat(o.Backup)
+	_, err = os.Lstat(res.Backup)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Outcome{}, fmt.Errorf("backup %s: %w", o.Backup, atomicfile.PlainError(err))
+		return Outcome{}, fmt.Errorf("backup %s: %w", res.Backup, atomicfile.PlainError(err))
 	}
-	o.BackupCreated = err != nil
+	res.BackupCreated = err != nil
 	if dryRun {
-		return o, nil
+		return res, nil
 	}
-	if o.BackupCreated {
+	if res.BackupCreated {
 		if err := unchangedSince(path, data); err != nil {
 			return Outcome{}, err
 		}
-		if err := atomicfile.Write(o.Backup, data, info.Mode().Perm()); err != nil {
+		if err := atomicfile.Write(res.Backup, data, info.Mode().Perm()); err != nil {
 			return Outcome{}, fmt.Errorf("saving the backup: %w", err)
 		}
 	}
-	return o, writeConfig(path, data, out, info)
+	return res, writeConfig(path, data, out, info)
 }
 
-// UnwrapFile undoes WrapFile for server name. When the result means the
+// UnwrapFile undoes WrapFile for server name, listed under one of keys
+// (nil: AnyKey). When the result means the
 // same as the backup, the backup's bytes are written back as they are, so
 // the file is exactly what it was before the first wrap; once no server in
 // the file runs mcpsnoop, the backup is removed. With dryRun nothing is
 // written or removed.
-func UnwrapFile(path, name string, dryRun bool) (Outcome, error) {
+func UnwrapFile(path, name string, keys []string, dryRun bool) (Outcome, error) {
 	data, info, err := readConfig(path)
 	if err != nil {
 		return Outcome{}, err
 	}
-	out, changed, entry, err := Unwrap(data, name)
+	out, changed, entry, err := Unwrap(data, name, keys)
 	if err != nil {
 		return Outcome{}, annotate(path, err)
 	}
@@ -119,19 +118,15 @@ func readConfig(path string) ([]byte, fs.FileInfo, error) {
 // writeConfig replaces the config with out, unless it no longer holds
 // read (the client, an editor or another mcpsnoop wrote it meanwhile): its
 // change would be lost. A config that is a symbolic link (dotfile managers
-// make those) has its target replaced and stays a link.
+// make those) has its target replaced and stays a link (atomicfile's rule).
 func writeConfig(path string, read, out []byte, info fs.FileInfo) error {
-	target, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, atomicfile.PlainError(err))
-	}
 	if testHookBeforeWrite != nil {
 		testHookBeforeWrite(path)
 	}
 	if err := unchangedSince(path, read); err != nil {
 		return err
 	}
-	return atomicfile.Write(target, out, info.Mode().Perm())
+	return atomicfile.Write(path, out, info.Mode().Perm())
 }
 
 // testHookBeforeWrite lets tests change the file between reading and
@@ -157,7 +152,7 @@ func unchangedSince(path string, read []byte) error {
 func annotate(path string, err error) error {
 	var ie *InputError
 	if errors.As(err, &ie) {
-		return &InputError{msg: path + ": " + ie.msg}
+		return &InputError{msg: path + ": " + ie.msg, URL: ie.URL}
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }

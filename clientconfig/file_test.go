@@ -45,12 +45,12 @@ func TestWrapUnwrapRoundTrip(t *testing.T) {
 		changed, created, restore bool
 		removed, backupAfter      bool
 	}{
-		{do: func() (Outcome, error) { return WrapFile(p, "fs", bin, false) }, changed: true, created: true, backupAfter: true},
-		{do: func() (Outcome, error) { return WrapFile(p, "fs", bin, false) }, backupAfter: true},
-		{do: func() (Outcome, error) { return WrapFile(p, "git", bin, false) }, changed: true, backupAfter: true},
-		{do: func() (Outcome, error) { return UnwrapFile(p, "fs", false) }, changed: true, backupAfter: true},
-		{do: func() (Outcome, error) { return UnwrapFile(p, "fs", false) }, backupAfter: true},
-		{do: func() (Outcome, error) { return UnwrapFile(p, "git", false) }, changed: true, restore: true, removed: true},
+		{do: func() (Outcome, error) { return WrapFile(p, "fs", opts, false) }, changed: true, created: true, backupAfter: true},
+		{do: func() (Outcome, error) { return WrapFile(p, "fs", opts, false) }, backupAfter: true},
+		{do: func() (Outcome, error) { return WrapFile(p, "git", opts, false) }, changed: true, backupAfter: true},
+		{do: func() (Outcome, error) { return UnwrapFile(p, "fs", nil, false) }, changed: true, backupAfter: true},
+		{do: func() (Outcome, error) { return UnwrapFile(p, "fs", nil, false) }, backupAfter: true},
+		{do: func() (Outcome, error) { return UnwrapFile(p, "git", nil, false) }, changed: true, restore: true, removed: true},
 	}
 	for i, s := range steps {
 		o, err := s.do()
@@ -80,14 +80,14 @@ func TestWrapUnwrapRoundTrip(t *testing.T) {
 // nothing is wrapped.
 func TestUnwrapAfterOtherEdits(t *testing.T) {
 	p := tempConfig(t, twoServers)
-	if _, err := WrapFile(p, "fs", bin, false); err != nil {
+	if _, err := WrapFile(p, "fs", opts, false); err != nil {
 		t.Fatal(err)
 	}
 	edited := strings.Replace(read(t, p), `"dark"`, `"light"`, 1)
 	if err := os.WriteFile(p, []byte(edited), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	o, err := UnwrapFile(p, "fs", false)
+	o, err := UnwrapFile(p, "fs", nil, false)
 	if err != nil || o.BackupRestored || !o.BackupRemoved {
 		t.Fatalf("%+v, %v", o, err)
 	}
@@ -101,18 +101,18 @@ func TestUnwrapAfterOtherEdits(t *testing.T) {
 
 func TestDryRunWritesNothing(t *testing.T) {
 	p := tempConfig(t, twoServers)
-	o, err := WrapFile(p, "fs", bin, true)
+	o, err := WrapFile(p, "fs", opts, true)
 	if err != nil || !o.Changed || !o.BackupCreated || string(o.Entry) != `{"args":["--","npx","fs"],"command":"`+bin+`"}` {
 		t.Fatalf("%+v %s, %v", o, o.Entry, err)
 	}
 	if read(t, p) != twoServers || exists(BackupPath(p)) {
 		t.Error("dry run wrote")
 	}
-	if _, err := WrapFile(p, "fs", bin, false); err != nil {
+	if _, err := WrapFile(p, "fs", opts, false); err != nil {
 		t.Fatal(err)
 	}
 	wrapped := read(t, p)
-	o, err = UnwrapFile(p, "fs", true)
+	o, err = UnwrapFile(p, "fs", nil, true)
 	if err != nil || !o.Changed || !o.BackupRestored || !o.BackupRemoved {
 		t.Fatalf("%+v, %v", o, err)
 	}
@@ -127,7 +127,7 @@ func TestConcurrentChange(t *testing.T) {
 	p := tempConfig(t, twoServers)
 	testHookBeforeWrite = func(path string) { os.WriteFile(path, []byte(twoServers+"\n"), 0o600) }
 	t.Cleanup(func() { testHookBeforeWrite = nil })
-	_, err := WrapFile(p, "fs", bin, false)
+	_, err := WrapFile(p, "fs", opts, false)
 	if !errors.Is(err, ErrChanged) {
 		t.Fatalf("err %v, want ErrChanged", err)
 	}
@@ -139,8 +139,8 @@ func TestConcurrentChange(t *testing.T) {
 func TestMissingConfig(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "claude_desktop_config.json")
 	for _, f := range []func() (Outcome, error){
-		func() (Outcome, error) { return WrapFile(p, "fs", bin, false) },
-		func() (Outcome, error) { return UnwrapFile(p, "fs", false) },
+		func() (Outcome, error) { return WrapFile(p, "fs", opts, false) },
+		func() (Outcome, error) { return UnwrapFile(p, "fs", nil, false) },
 	} {
 		_, err := f()
 		var ie *InputError
@@ -160,7 +160,7 @@ func TestSymlinkedConfig(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	if _, err := WrapFile(link, "fs", bin, false); err != nil {
+	if _, err := WrapFile(link, "fs", opts, false); err != nil {
 		t.Fatal(err)
 	}
 	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 {
@@ -169,7 +169,7 @@ func TestSymlinkedConfig(t *testing.T) {
 	if !AnyWrapped([]byte(read(t, target))) {
 		t.Error("target not wrapped")
 	}
-	if _, err := UnwrapFile(link, "fs", false); err != nil {
+	if _, err := UnwrapFile(link, "fs", nil, false); err != nil {
 		t.Fatal(err)
 	}
 	if read(t, target) != twoServers || exists(BackupPath(link)) {

@@ -52,3 +52,22 @@ func lastMember(members []member, key string) (member, bool) {
 	}
 	return member{}, false
 }
+
+// span is one value of an array, by byte offsets.
+type span struct{ start, end int }
+
+// arrayElements lists the values of the array starting at data[start]
+// ('['), in order.
+func arrayElements(data []byte, start int) []span {
+	var out []span
+	i := jsonwalk.SkipWS(data, start+1)
+	for i < len(data) && data[i] != ']' {
+		end := jsonwalk.SkipValue(data, i)
+		out = append(out, span{i, end})
+		i = jsonwalk.SkipWS(data, end)
+		if i < len(data) && data[i] == ',' {
+			i = jsonwalk.SkipWS(data, i+1)
+		}
+	}
+	return out
+}

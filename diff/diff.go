@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 )
 
 // Call is one tools/call of a session, reduced to what diff compares.
@@ -178,20 +179,22 @@ func notable(before, after time.Duration, o Options) bool {
 // and durations sections that have something in them.
 func (r *Result) WriteText(w io.Writer) error {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "mcpsnoop diff %s -> %s\n", r.Before, r.After)
+	// Ids, tool names and arguments come from the logs: each is escaped
+	// to one safe line (termsafe), so no value can start a line of its own.
+	fmt.Fprintf(&sb, "mcpsnoop diff %s -> %s\n", line(r.Before), line(r.After))
 	if r.Empty() {
 		sb.WriteString("no differences found\n")
 	}
 	if len(r.Tools) > 0 {
 		sb.WriteString("tools:\n")
 		for _, t := range r.Tools {
-			fmt.Fprintf(&sb, "  %s: %s\n", t.Kind.Label(), t.Tool)
+			fmt.Fprintf(&sb, "  %s: %s\n", t.Kind.Label(), line(t.Tool))
 		}
 	}
 	if len(r.Statuses) > 0 {
 		sb.WriteString("calls:\n")
 		for _, s := range r.Statuses {
-			fmt.Fprintf(&sb, "  status changed: %s %s %s -> %s\n", s.Tool, s.Args, s.Before, s.After)
+			fmt.Fprintf(&sb, "  status changed: %s %s %s -> %s\n", line(s.Tool), line(s.Args), s.Before, s.After)
 		}
 	}
 	if len(r.Durations) > 0 {
@@ -201,9 +204,12 @@ func (r *Result) WriteText(w io.Writer) error {
 			if d.Slower() {
 				word = "slower"
 			}
-			fmt.Fprintf(&sb, "  %s: %s %s %s -> %s\n", word, d.Tool, d.Args, d.Before, d.After)
+			fmt.Fprintf(&sb, "  %s: %s %s %s -> %s\n", word, line(d.Tool), line(d.Args), d.Before, d.After)
 		}
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err
 }
+
+// line makes text from a log one safe line for a terminal.
+func line(s string) string { return termsafe.Clean(s, false) }

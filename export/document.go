@@ -259,7 +259,7 @@ func callFields(o *objWriter, r *checker.CallRecord, body func(o *objWriter, k s
 }
 
 // eventFields writes a frame's members but its payload
-// (capture-store-export.md 7.2, plus errors and the deprecation note).
+// (capture-store-export.md 7.2, plus errors).
 func eventFields(o *objWriter, ev *checker.FrameEvent) {
 	f := ev.Frame
 	o.int("seq", int64(f.Seq))
@@ -291,10 +291,10 @@ func eventFields(o *objWriter, ev *checker.FrameEvent) {
 	if f.Truncated {
 		o.bool("truncated", true)
 	}
-	if ev.Deprecated != "" {
-		o.bool("deprecated", true)
-		o.str("deprecation", ev.Deprecated)
-	}
+	// deprecated is the deprecation message itself, as the reference
+	// gives it and scripts read it; absent when the frame is not
+	// deprecated.
+	o.strNonEmpty("deprecated", ev.Deprecated)
 	if ev.HasCacheTTL {
 		o.int("cache_ttl_ms", ev.CacheTTLMs)
 	}

@@ -156,9 +156,9 @@ func (t *Text) Session(w io.Writer, s *Session) error {
 	r := s.Report
 	label := ""
 	if r.Label != "" {
-		label = " (" + r.Label + ")"
+		label = " (" + termsafe.Clean(r.Label, false) + ")"
 	}
-	fmt.Fprintf(bw, "mcpsnoop session %s%s\n", r.ID, label)
+	fmt.Fprintf(bw, "mcpsnoop session %s%s\n", termsafe.Clean(r.ID, false), label)
 	fmt.Fprintf(bw, "frames: %d  calls: %d  requests: %d  responses: %d  errors: %d  pending: %d  late results: %d",
 		r.Traffic.Frames, r.Calls, r.Traffic.Requests, r.Traffic.Responses, r.Counters.Errors,
 		r.Counters.Pending, r.Counters.LateResults)
@@ -182,12 +182,15 @@ func (t *Text) Session(w io.Writer, s *Session) error {
 			writeCallNote(bw, c, id)
 		}
 		bw.WriteByte('\n')
+		// The body keeps its lines; what could drive a terminal in it (a
+		// server's stray output, a C1 or bidi character inside a JSON
+		// string) is escaped as in the viewer.
 		if kind == 'r' {
 			t.buf = appendIndent(t.buf[:0], body, 0)
-			bw.Write(t.buf)
+			bw.WriteString(termsafe.Clean(string(t.buf), true))
 			bw.WriteByte('\n')
 		} else {
-			bw.Write(body)
+			bw.WriteString(termsafe.Clean(string(body), true))
 		}
 		return bw.WriteByte('\n')
 	})
@@ -258,13 +261,13 @@ func writeSchemaFindings(w *bufio.Writer, r *checker.SessionReport) {
 	w.WriteString("schema findings:\n")
 	for _, d := range r.Listing.Tools {
 		if f := findings[d.Name]; f != nil {
-			fmt.Fprintf(w, "  %s: %s\n", d.Name, strings.Join(f, ", "))
+			fmt.Fprintf(w, "  %s: %s\n", termsafe.Clean(d.Name, false), strings.Join(f, ", "))
 			delete(findings, d.Name)
 		}
 	}
 	for _, c := range r.Definitions { // tools no longer in the final listing
 		if f := findings[c.Name]; f != nil {
-			fmt.Fprintf(w, "  %s: %s\n", c.Name, strings.Join(f, ", "))
+			fmt.Fprintf(w, "  %s: %s\n", termsafe.Clean(c.Name, false), strings.Join(f, ", "))
 		}
 	}
 	w.WriteString("\n")
@@ -296,7 +299,7 @@ func writeIndented(w *bufio.Writer, lines []string) {
 		} else {
 			w.WriteString("    ")
 		}
-		w.WriteString(l)
+		w.WriteString(termsafe.Clean(l, false))
 		w.WriteByte('\n')
 	}
 }

@@ -49,8 +49,9 @@ var ErrNotGitHub = errors.New("--github needs the GITHUB_OUTPUT and GITHUB_STEP_
 
 // Mode publishes to one GitHub Actions step.
 type Mode struct {
-	action    *githubactions.Action
-	workspace string
+	action                  *githubactions.Action
+	workspace               string
+	outputFile, summaryFile string
 }
 
 // New prepares GitHub mode from the step's environment (getenv, usually
@@ -61,10 +62,14 @@ func New(getenv func(string) string, w io.Writer) (*Mode, error) {
 		return nil, ErrNotGitHub
 	}
 	return &Mode{
-		action:    githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(w)),
-		workspace: getenv(EnvWorkspace),
+		action:     githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(w)),
+		workspace:  getenv(EnvWorkspace),
+		outputFile: getenv(EnvOutput), summaryFile: getenv(EnvSummary),
 	}, nil
 }
+
+// Files are the step's output and summary files, which Publish appends to.
+func (m *Mode) Files() []string { return []string{m.outputFile, m.summaryFile} }
 
 // Workspace is the repository checkout ("" when GITHUB_WORKSPACE is unset).
 func (m *Mode) Workspace() string { return m.workspace }

@@ -319,10 +319,13 @@ func TestAnnotationsCannotInject(t *testing.T) {
 func TestSummaryEscapes(t *testing.T) {
 	rep := report("/ws")
 	rep.Sessions[0].ID = "a|b`c` <img src=x> [l](http://x) *e* _u_\nnext"
+	rep.Sessions[0].Label = "srv\n### ✅ session forged\x1b[2J <b>x</b>\u202e"
 	rep.Sessions[0].Tools[0].Name = "t|x"
 	got := Summary(rep, Options{})
 	for _, want := range []string{
-		"### ❌ session a\\|b\\`c\\` \\<img src=x\\> \\[l\\](http\\://x) \\*e\\* \\_u\\_ next\n",
+		// A line break is shown as \n (termsafe), then Markdown-escaped.
+		"### ❌ session a\\|b\\`c\\` \\<img src=x\\> \\[l\\](http\\://x) \\*e\\* \\_u\\_\\\\nnext\n",
+		"server srv\\\\n\\#\\#\\# ✅ session forged\\\\x1b\\[2J \\<b\\>x\\</b\\>\\\\u202e · stdio",
 		"| t\\|x | 3 |",
 	} {
 		if !strings.Contains(got, want) {

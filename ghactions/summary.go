@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 )
 
 // MaxSummaryBytes bounds the job summary. GitHub refuses a step summary
@@ -274,4 +275,7 @@ var markdownEscaper = strings.NewReplacer(
 	"\r\n", " ", "\n", " ", "\r", " ",
 )
 
-func escape(s string) string { return markdownEscaper.Replace(s) }
+// escape makes text from a log one literal run of Markdown: control and
+// bidirectional characters made visible (termsafe, as on a terminal), then
+// the Markdown escaped.
+func escape(s string) string { return markdownEscaper.Replace(termsafe.Clean(s, false)) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 )
 
 // TextOptions tune the text report.
@@ -24,18 +25,21 @@ type TextOptions struct {
 // WriteText writes the text summary: per session, the counters line, the
 // gated signals that fired and the failed assertions; then "check passed"
 // when nothing failed anywhere. These lines are parsed by scripts, so their
-// wording is fixed.
+// wording is fixed. Everything a peer named (session ids, tool names,
+// messages) goes through termsafe, so that a log can neither drive the
+// terminal nor start a line of its own: no forged "check passed", no line
+// a CI runner would read as a command.
 func WriteText(w io.Writer, rep *checker.Report, opts TextOptions) error {
 	bw := bufio.NewWriter(w)
 	for _, s := range rep.Sessions {
 		c := s.Counters
 		fmt.Fprintf(bw, "session %s: errors=%d invalid=%d warnings=%d mismatches=%d pending=%d late_results=%d deprecated=%d missing_frames=%d schema_findings=%d\n",
-			s.ID, c.Errors, c.Invalid, c.Warnings, c.Mismatches, c.Pending, c.LateResults, c.Deprecated, c.MissingFrames, c.SchemaFindings)
+			line(s.ID), c.Errors, c.Invalid, c.Warnings, c.Mismatches, c.Pending, c.LateResults, c.Deprecated, c.MissingFrames, c.SchemaFindings)
 		writeBaseline(bw, s)
 		if len(s.SchemaFindings) > 0 {
 			fmt.Fprintln(bw, "schema findings:")
 			for _, f := range s.SchemaFindings {
-				fmt.Fprintf(bw, "  %s: %s\n", f.Kind, strings.Join(f.Tools, ", "))
+				fmt.Fprintf(bw, "  %s: %s\n", f.Kind, line(strings.Join(f.Tools, ", ")))
 			}
 		}
 		writeWire(bw, s, opts.Verbose)
@@ -47,7 +51,7 @@ func WriteText(w io.Writer, rep *checker.Report, opts TextOptions) error {
 			fmt.Fprintf(bw, "check failed: %s\n", strings.Join(names, ","))
 		}
 		for _, a := range s.FailedAssertions() {
-			fmt.Fprintf(bw, "assertion failed: %s\n", a.Message)
+			fmt.Fprintf(bw, "assertion failed: %s\n", line(a.Message))
 		}
 		if opts.Verbose {
 			writeRuleHits(bw, s)
@@ -68,12 +72,12 @@ func writeBaseline(w io.Writer, s *checker.SessionReport) {
 	if b.Created {
 		fmt.Fprintln(w, "recorded first-seen tool baseline (trusted, not verified)")
 		if b.RecordedOnly {
-			fmt.Fprintf(w, "nothing was verified: keep %s between runs (or point --baseline at a persisted folder) so the next check compares against it\n", b.Dir)
+			fmt.Fprintf(w, "nothing was verified: keep %s between runs (or point --baseline at a persisted folder) so the next check compares against it\n", line(b.Dir))
 		}
 	}
 	WriteUnverified(w, b.Unverified)
 	if b.Error != "" {
-		fmt.Fprintf(w, "tool baseline error: %s\n", b.Error)
+		fmt.Fprintf(w, "tool baseline error: %s\n", line(b.Error))
 		return
 	}
 	WriteDrift(w, b.Drift)
@@ -107,7 +111,7 @@ func WriteDrift(w io.Writer, drift []tooldef.DriftEntry) {
 			}
 		}
 		if len(tools) > 0 {
-			fmt.Fprintf(w, "  %s: %s\n", kind.Label(), strings.Join(tools, ", "))
+			fmt.Fprintf(w, "  %s: %s\n", kind.Label(), line(strings.Join(tools, ", ")))
 		}
 	}
 }
@@ -140,9 +144,12 @@ func writeElicitations(w io.Writer, s *checker.SessionReport) {
 func writeLines(w io.Writer, prefix string, lines []string) {
 	for i, l := range lines {
 		if i == 0 {
-			fmt.Fprintf(w, "%s%s\n", prefix, l)
+			fmt.Fprintf(w, "%s%s\n", prefix, line(l))
 		} else {
-			fmt.Fprintf(w, "  %s\n", l)
+			fmt.Fprintf(w, "  %s\n", line(l))
 		}
 	}
 }
+
+// line makes peer-controlled text one safe line (termsafe.Clean).
+func line(s string) string { return termsafe.Clean(s, false) }

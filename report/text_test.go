@@ -18,11 +18,22 @@ func TestWriteText(t *testing.T) {
 			{Name: "forbid-tool", Passed: false, Message: `forbidden tool "rm" was called`},
 		},
 	}
+	forged := &checker.SessionReport{
+		ID: "s3\ncheck passed\n::error::x\x1b[2J", Counters: checker.Counters{Errors: 1},
+		FailedSignals: []checker.Signal{checker.SignalError},
+		Assertions:    []checker.AssertionResult{{Name: "forbid-tool", Message: "forbidden tool \"a\nb\" was called"}},
+	}
 	tests := []struct {
 		name string
 		rep  *checker.Report
 		want string
 	}{
+		// A peer's text cannot start a line: no forged verdict, no
+		// workflow command, no escape sequence.
+		{"escaped", &checker.Report{Verdict: checker.Failed, Sessions: []*checker.SessionReport{forged}},
+			`session s3\ncheck passed\n::error::x\x1b[2J: errors=1 invalid=0 warnings=0 mismatches=0 pending=0 late_results=0 deprecated=0 missing_frames=0 schema_findings=0` + "\n" +
+				"check failed: error\n" +
+				`assertion failed: forbidden tool "a\nb" was called` + "\n"},
 		{"passed", &checker.Report{Verdict: checker.Passed, Sessions: []*checker.SessionReport{pass}},
 			"session s1: errors=0 invalid=0 warnings=0 mismatches=0 pending=0 late_results=0 deprecated=0 missing_frames=0 schema_findings=0\ncheck passed\n"},
 		{"failed", &checker.Report{Verdict: checker.Failed, Sessions: []*checker.SessionReport{pass, fail}},

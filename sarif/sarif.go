@@ -2,8 +2,9 @@
 // code scanning and other SARIF consumers.
 //
 // It owns the SARIF shape of a check: the twelve rules and their prose, one
-// result per finding, artifact URIs, partial fingerprints and the
-// 5,000-result cap. It decides no verdicts and computes no findings (the
+// result per finding, artifact URIs, partial fingerprints and code
+// scanning's limits (5,000 results, 10 MB; messages cut at 1,000
+// characters). It decides no verdicts and computes no findings (the
 // engine in package checker does), and it writes to an io.Writer only:
 // putting the bytes in a file, via a temp file and a rename, is the caller's
 // job.
@@ -65,22 +66,37 @@ type Options struct {
 // rule or level SARIF cannot express, or if the working directory is needed
 // and unknown.
 func Write(w io.Writer, rep *checker.Report, opts Options) error {
-	doc, err := build(rep, opts)
+	out, err := render(rep, opts, MaxResults)
 	if err != nil {
 		return err
+	}
+	if len(out) > MaxFileBytes {
+		if out, err = fitSize(rep, opts); err != nil {
+			return err
+		}
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// render builds and marshals the log with at most limit results.
+func render(rep *checker.Report, opts Options, limit int) ([]byte, error) {
+	doc, err := build(rep, opts, limit)
+	if err != nil {
+		return nil, err
 	}
 	// MarshalIndent rather than PrettyWrite: same bytes, plus the newline.
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
-		return fmt.Errorf("sarif: %w", err)
+		return nil, fmt.Errorf("sarif: %w", err)
 	}
-	_, err = w.Write(append(out, '\n'))
-	return err
+	return append(out, '\n'), nil
 }
 
-// build assembles the whole log in memory; at most MaxResults results, so
-// its size is bounded whatever the capture held.
-func build(rep *checker.Report, opts Options) (*gosarif.Report, error) {
+// build assembles the whole log in memory; at most limit results (of
+// MaxMessageChars each at most), so its size is bounded whatever the
+// capture held.
+func build(rep *checker.Report, opts Options, limit int) (*gosarif.Report, error) {
 	doc, err := gosarif.New(gosarif.Version210)
 	if err != nil {
 		return nil, fmt.Errorf("sarif: %w", err)
@@ -111,7 +127,7 @@ func build(rep *checker.Report, opts Options) (*gosarif.Report, error) {
 	for _, s := range rep.Sessions {
 		runIDs[s.ID] = s.RunIDs
 	}
-	kept, found := capFindings(rep)
+	kept, found := capFindings(rep, limit)
 	for i := range kept {
 		res, err := newResult(&kept[i], loc)
 		if err != nil {
@@ -126,7 +142,7 @@ func build(rep *checker.Report, opts Options) (*gosarif.Report, error) {
 		run.AddResult(res)
 	}
 	if dropped := found - len(kept); dropped > 0 {
-		res, err := truncationResult(rep.Findings, found, dropped, loc)
+		res, err := truncationResult(rep.Findings, found, dropped, limit < MaxResults, loc)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +173,7 @@ func checkFinding(f *checker.Finding, wire bool) error {
 func newResult(f *checker.Finding, loc *locator) (*gosarif.Result, error) {
 	res := gosarif.NewRuleResult(f.Rule()).
 		WithLevel(string(f.Level)).
-		WithMessage(gosarif.NewTextMessage(f.Message))
+		WithMessage(gosarif.NewTextMessage(capMessage(f.Message)))
 	l, err := loc.location(f.Path, f.Line)
 	if err != nil {
 		return nil, err

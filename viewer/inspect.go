@@ -20,8 +20,8 @@ func isInspector(title string) bool { return strings.HasPrefix(title, inspectPre
 func inspect(r *Row, l Limits) string {
 	var b strings.Builder
 	field := func(name, value string) {
-		if value != "" {
-			fmt.Fprintf(&b, "%-13s %s\n", name, value)
+		if value != "" { // one line each, whatever a peer put in it
+			fmt.Fprintf(&b, "%-13s %s\n", name, clean(value, false))
 		}
 	}
 	field("session", r.SessionID())

@@ -10,6 +10,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if s == "ctrl+c" {
 		return tea.Quit
 	}
+	if m.replay.pending != nil {
+		return m.replayAnswer(s)
+	}
 	if m.editing && m.command {
 		return m.commandKey(k)
 	}
@@ -21,7 +24,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "q":
 		return tea.Quit
 	case "?":
-		m.showPage("keys", helpText(m.opts.Live))
+		m.showPage("keys", helpText(m.opts.Live)+replayHelp)
 		return nil
 	case ":":
 		m.startCommand()
@@ -96,6 +99,8 @@ func (m *Model) streamKey(s string) tea.Cmd {
 		}
 	case "/":
 		m.startFilter()
+	case "r", "R":
+		cmd = m.startReplay(s == "R")
 	case "esc", "left":
 		if !m.filter.Empty() {
 			m.filter = Filter{}
@@ -161,6 +166,10 @@ func (m *Model) detailKey(k tea.KeyPressMsg) tea.Cmd {
 			r := m.rows[m.cursor]
 			m.showPage(inspectTitle(r), inspect(r, m.st.Limits))
 			return nil
+		}
+	case "r", "R":
+		if m.back == screenStream && isInspector(m.detailTitle) {
+			return m.startReplay(s == "R")
 		}
 	default:
 		if p, ok := panelKeys[s]; ok {

@@ -33,6 +33,10 @@ type Options struct {
 	// ExportDir is where an export goes when no path is given; "" is
 	// <state>/exports.
 	ExportDir string
+	// Replay prepares the r and R keys' replays; nil leaves them off.
+	// ReplayYes skips the question before a session's first send.
+	Replay    ReplayFunc
+	ReplayYes bool
 }
 
 // Model is the bubbletea model of the viewer.
@@ -69,6 +73,8 @@ type Model struct {
 	// panelReq numbers the panel requests: a result that is not the
 	// latest one's is ignored.
 	panelReq int
+
+	replay replayState // the r and R keys (replay.go)
 }
 
 // panelMsg is a panel's content, built off the UI's goroutine.
@@ -126,6 +132,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.panelDone(msg)
 	case exportMsg:
 		m.exportDone(msg)
+	case replayMsg:
+		m.replayDone(msg)
+	case editedMsg:
+		return m, m.editDone(msg)
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	}

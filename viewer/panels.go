@@ -31,7 +31,9 @@ func panelContent(which string, s *Session, rep *checker.SessionReport) (title, 
 
 // writeTools is the per-tool summary: calls, errors, pending, latency
 // percentiles, round trips and result sizes; then what each advertised
-// tool costs a client's context.
+// tool costs a client's context. A tool's name is the server's: it is
+// escaped here, on one line, since the page keeps line breaks and a name
+// holding one would break its row.
 func writeTools(b *strings.Builder, rep *checker.SessionReport) {
 	if len(rep.Tools) == 0 {
 		b.WriteString("No tools/call in this session.\n")
@@ -49,7 +51,7 @@ func writeTools(b *strings.Builder, rep *checker.SessionReport) {
 			if f := schema[t.Name]; f != "" {
 				sc = f
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", t.Name, t.Calls, t.Errors, t.Pending,
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", clean(t.Name, false), t.Calls, t.Errors, t.Pending,
 				ms(t.P50Ms), ms(t.P95Ms), ms(t.P99Ms), t.RoundTrips, t.ResultBytes, t.MaxResultBytes, sc)
 		}
 		tw.Flush()
@@ -59,7 +61,7 @@ func writeTools(b *strings.Builder, rep *checker.SessionReport) {
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "TOOL\tBYTES\tDESCRIPTION BYTES\tSCHEMA BYTES\tSCHEMA FINDINGS")
 		for _, d := range rep.Definitions {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", d.Name, d.Bytes, d.DescriptionBytes, d.SchemaBytes, strings.Join(d.Findings, ", "))
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", clean(d.Name, false), d.Bytes, d.DescriptionBytes, d.SchemaBytes, strings.Join(d.Findings, ", "))
 		}
 		tw.Flush()
 		if !rep.Listing.Complete {
@@ -144,7 +146,7 @@ func writeItem(b *strings.Builder, lines []string) {
 		if i > 0 {
 			b.WriteString("  ")
 		}
-		b.WriteString(l)
+		b.WriteString(clean(l, false))
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")

@@ -157,3 +157,35 @@ func countStatus(s *Session, status string) int {
 	}
 	return n
 }
+
+// TestToolsPanelRowsHoldLineBreaks: a tool name holding a line break (or a
+// tab, or an escape) stays on its row of the tools panel, escaped, and
+// the inspector's fields stay one line each.
+func TestToolsPanelRowsHoldLineBreaks(t *testing.T) {
+	call := func(seq, id int, name string) string {
+		return envelope(seq, "c2s", map[string]any{"raw": map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": map[string]any{"name": name}}}) +
+			envelope(seq+1, "s2c", map[string]any{"raw": map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"content": []any{}}}})
+	}
+	log := call(1, 1, "evil\nFORGED\t99\t0\x1b[2J") + call(3, 2, "plain")
+	m := sized(New(loadString(t, log), Options{}))
+	press(t, m, "t")
+	var rows []string
+	for _, l := range strings.Split(screen(m), "\n") {
+		if strings.Contains(l, "evil") || strings.Contains(l, "FORGED") || strings.Contains(l, "plain") {
+			rows = append(rows, strings.TrimSpace(l))
+		}
+	}
+	if len(rows) != 2 || !strings.HasPrefix(rows[0], `evil\nFORGED 99 0\x1b[2J `) || !strings.HasPrefix(rows[1], "plain ") {
+		t.Errorf("tools panel rows:\n%s\nwant one row per tool, the odd name escaped:\n%s", strings.Join(rows, "\n"), screen(m))
+	}
+	press(t, m, "esc", "enter")
+	var fields []string
+	for _, l := range strings.Split(screen(m), "\n") {
+		if strings.HasPrefix(l, "tool ") || strings.HasPrefix(l, "FORGED") {
+			fields = append(fields, strings.TrimSpace(l))
+		}
+	}
+	if len(fields) != 1 || !strings.HasPrefix(fields[0], `tool          evil\nFORGED 99 0\x1b[2J`) {
+		t.Errorf("the inspector shows the name as %q, want one escaped field line:\n%s", fields, screen(m))
+	}
+}

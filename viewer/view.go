@@ -240,7 +240,7 @@ func (m *Model) viewStream() string {
 		b.WriteString("\n")
 	}
 	b.WriteString(m.filterLine() + "\n")
-	keys := "enter inspect · / filter · s tools · c capabilities · i interactions · l elicitations · e export html · : command · esc back · ? keys · q quit"
+	keys := "enter inspect · / filter · r replay · s tools · c capabilities · i interactions · l elicitations · e export html · : command · esc back · ? keys · q quit"
 	if s.Dropped > 0 {
 		keys = plural(s.Dropped, "older frame") + " on disk only · " + keys
 	}
@@ -285,7 +285,7 @@ func (m *Model) viewDetail() string {
 	}
 	keys := "↑/↓ ←/→ scroll · g/G top/bottom · esc back · s tools · c capabilities · i interactions · l elicitations · e export html · q quit"
 	if isInspector(m.detailTitle) {
-		keys = "↑/↓ ←/→ scroll · g/G top/bottom · n/p next/previous frame · esc back · q quit"
+		keys = "↑/↓ ←/→ scroll · g/G top/bottom · n/p next/previous frame · r replay · esc back · q quit"
 	}
 	b.WriteString(m.footer(keys))
 	return b.String()

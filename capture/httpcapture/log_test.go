@@ -92,6 +92,18 @@ func TestHTTPLogFrames(t *testing.T) {
 	rpcErr := &exchange{conn: "127.0.0.1:5"}
 	l.add(observation{kind: obsRequest, x: rpcErr, body: []byte(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)})
 	l.add(observation{kind: obsResponse, x: rpcErr, resp: &responseInfo{status: 400, contentType: "application/json"}, body: []byte(`{"jsonrpc":"2.0","id":9,"error":{"code":-32020,"message":"x"}}`)})
+	// Exactly 400: a refusal in plain text, and the TypeScript SDK's
+	// JSON-RPC error with a null id, both say which request they refuse.
+	refused := &exchange{conn: "127.0.0.1:6"}
+	l.add(observation{kind: obsRequest, x: refused, body: []byte(`{"jsonrpc":"2.0","id":10,"method":"tools/call"}`)})
+	l.add(observation{kind: obsResponse, x: refused, resp: &responseInfo{status: 400, contentType: "text/plain"}, body: []byte("Bad Request")})
+	nullID := &exchange{conn: "127.0.0.1:7"}
+	l.add(observation{kind: obsRequest, x: nullID, body: []byte(`{"jsonrpc":"2.0","id":11,"method":"tools/call"}`)})
+	l.add(observation{kind: obsResponse, x: nullID, resp: &responseInfo{status: 400, contentType: "application/json"}, body: []byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`)})
+	// Below 400 nothing is a refusal.
+	fine := &exchange{conn: "127.0.0.1:8"}
+	l.add(observation{kind: obsRequest, x: fine, body: []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call"}`)})
+	l.add(observation{kind: obsResponse, x: fine, resp: &responseInfo{status: 399, contentType: "text/plain"}, body: []byte("odd")})
 	if lost := l.Close(); lost != 0 {
 		t.Fatalf("lost %d", lost)
 	}
@@ -125,6 +137,12 @@ func TestHTTPLogFrames(t *testing.T) {
 		`"direction":"s2c","text":"Forbidden","conn_id":"127.0.0.1:4","status":403,"content_type":"text/plain","reply_to":"q"}`,
 		`"direction":"c2s","raw":{"jsonrpc":"2.0","id":9,"method":"tools/list"},"conn_id":"127.0.0.1:5"}`,
 		`"direction":"s2c","raw":{"jsonrpc":"2.0","id":9,"error":{"code":-32020,"message":"x"}},"conn_id":"127.0.0.1:5","status":400,"content_type":"application/json"}`,
+		`"direction":"c2s","raw":{"jsonrpc":"2.0","id":10,"method":"tools/call"},"conn_id":"127.0.0.1:6"}`,
+		`"direction":"s2c","text":"Bad Request","conn_id":"127.0.0.1:6","status":400,"content_type":"text/plain","reply_to":10}`,
+		`"direction":"c2s","raw":{"jsonrpc":"2.0","id":11,"method":"tools/call"},"conn_id":"127.0.0.1:7"}`,
+		`"direction":"s2c","raw":{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null},"conn_id":"127.0.0.1:7","status":400,"content_type":"application/json","reply_to":11}`,
+		`"direction":"c2s","raw":{"jsonrpc":"2.0","id":12,"method":"tools/call"},"conn_id":"127.0.0.1:8"}`,
+		`"direction":"s2c","text":"odd","conn_id":"127.0.0.1:8","status":399,"content_type":"text/plain"}`,
 	}
 	if !reflect.DeepEqual(lines, want) {
 		t.Errorf("frames:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
@@ -185,11 +203,14 @@ func TestHTTPLogDrops(t *testing.T) {
 		t.Errorf("lost %d, want 2", lost)
 	}
 	var seqs []uint64
-	for _, f := range out.frames(t) {
+	frames := out.frames(t)
+	for _, f := range frames {
 		seqs = append(seqs, f.Seq)
 	}
-	if !reflect.DeepEqual(seqs, []uint64{1, 2, 3}) {
-		t.Errorf("seqs %v", seqs)
+	// The closing frame takes the seq after the last one given (the open
+	// observation's) and counts both losses.
+	if closing := frames[len(frames)-1]; !reflect.DeepEqual(seqs, []uint64{1, 2, 3, 6}) || closing.Direction != capture.Meta || closing.LastSeq != 5 || closing.Dropped != 2 {
+		t.Errorf("seqs %v, closing frame %+v", seqs, frames[len(frames)-1])
 	}
 	if !strings.Contains(warn.String(), "frames are being dropped from the log p.jsonl") {
 		t.Errorf("warning: %q", warn.String())
@@ -234,10 +255,7 @@ func TestHTTPLogStalledHead(t *testing.T) {
 	l.add(observation{kind: obsRequest, x: x, body: body(4)}) // full: the stalled head goes
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) { // until the writer has drained the queue
-		l.mu.Lock()
-		empty := l.head == l.tail
-		l.mu.Unlock()
-		if empty {
+		if l.w.Queued() == 0 {
 			break
 		}
 		time.Sleep(time.Millisecond)
@@ -248,7 +266,9 @@ func TestHTTPLogStalledHead(t *testing.T) {
 	l.Close()
 	var ids []string
 	for _, f := range out.frames(t) {
-		ids = append(ids, string(f.Raw))
+		if f.Direction != capture.Meta {
+			ids = append(ids, string(f.Raw))
+		}
 	}
 	if len(ids) != 6 {
 		t.Errorf("only %d frames reached the log behind a stalled head: %v", len(ids), ids)

@@ -1,12 +1,14 @@
 // Package httpcapture is the streamable-HTTP capture: a reverse proxy
 // (Proxy) in front of one MCP server that forwards every exchange unchanged
 // and logs its JSON-RPC messages, SSE events and statuses as frames
-// (capture.Frame) through its own log writer (Log). It owns what is
-// HTTP-specific: headers recorded and not, sessions and connections, event
-// streams, and decoding compressed bodies for the log.
+// (capture.Frame) through the log writer every capture uses
+// (capture.LogWriter, wrapped as Log). It owns what is HTTP-specific:
+// headers recorded and not, sessions and connections, event streams, and
+// decoding compressed bodies for the log, on the writer's side.
 package httpcapture
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -21,6 +23,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 )
 
 // Proxy is a reverse proxy for one streamable-HTTP MCP server that logs
@@ -321,13 +324,13 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		return nil
 	}
 	tap := &responseTap{src: resp.Body, log: p.log, x: st.x, info: info, cp: logCopy{mem: p.log.mem}}
-	if capture.MediaType(info.contentType) == "text/event-stream" {
+	switch events := capture.MediaType(info.contentType) == "text/event-stream"; {
+	case events && coding != "":
+		tap.z = newZStream(coding, p.log.mem)
+	case events:
 		tap.sse = newSSEParser(tap.event, p.log.mem)
-	} else {
-		tap.t = p.log.begin(observation{kind: obsResponse, x: st.x, resp: info}, false)
-	}
-	if coding != "" {
-		tap.dec = newInflater(coding, tap.decoded)
+	default:
+		tap.t = p.log.begin(observation{kind: obsResponse, x: st.x, resp: info, coding: coding}, false)
 	}
 	resp.Body = tap
 	return nil
@@ -350,7 +353,10 @@ func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) 
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return
 	}
-	fmt.Fprintf(p.warn, "mcpsnoop http: %s %s: %v\n", r.Method, r.URL.Path, err)
+	// The method and the path are the client's, the error may quote the
+	// target's words: none of it may move a terminal's cursor or forge a
+	// line of its own.
+	fmt.Fprintf(p.warn, "mcpsnoop http: %s %s: %s\n", termsafe.Clean(r.Method, false), termsafe.Clean(r.URL.Path, false), termsafe.Clean(err.Error(), false))
 	if p.log != nil && st != nil {
 		p.log.add(observation{kind: obsResponse, x: st.x, resp: &responseInfo{status: http.StatusBadGateway}})
 	}
@@ -403,7 +409,7 @@ func requestExchange(r *http.Request, conn string) *exchange {
 type requestTap struct {
 	src io.ReadCloser
 	log *Log
-	t   ticket
+	t   capture.Ticket
 
 	mu       sync.Mutex
 	cp       logCopy // the log's copy of the body so far
@@ -467,20 +473,24 @@ func (b *requestTap) finishLocked() {
 
 // responseTap observes a response body as the proxy forwards it: each
 // chunk before it is forwarded, so that an SSE event is numbered before
-// the client can answer it.
+// the client can answer it. A body logged whole is copied as it arrives
+// (compressed or not: the log decodes it); an identity event stream is cut
+// into events as it arrives; a compressed event stream is handed to the log
+// chunk by chunk, to be decoded on the writer's side (zstream).
 type responseTap struct {
 	src  io.ReadCloser
 	log  *Log
 	x    *exchange
 	info *responseInfo
-	dec  *inflater  // nil for an identity body
-	sse  *sseParser // nil for a body logged whole
-	t    ticket     // the body's place in the log, when logged whole
+	sse  *sseParser     // an identity event stream
+	z    *zstream       // a compressed event stream
+	t    capture.Ticket // the body's place in the log, when logged whole
 
-	mu    sync.Mutex
-	cp    logCopy // the log's copy of the body so far, when logged whole
-	seen  bool    // any byte arrived
-	ended bool
+	mu       sync.Mutex
+	cp       logCopy // the log's copy of the body so far, when logged whole
+	seen     bool    // any byte arrived
+	ended    bool
+	lostPart bool // a chunk of a compressed event stream did not reach the log
 }
 
 func (b *responseTap) Read(p []byte) (int, error) {
@@ -490,12 +500,12 @@ func (b *responseTap) Read(p []byte) (int, error) {
 	if n > 0 && !b.ended {
 		b.seen = true
 		switch {
-		case b.cp.truncated:
-			// The log has all it keeps of this body.
-		case b.dec != nil:
-			b.dec.write(p[:n])
+		case b.z != nil:
+			b.chunk(p[:n])
+		case b.sse != nil:
+			b.sse.feed(p[:n])
 		default:
-			b.decoded(p[:n])
+			b.cp.add(p[:n], capture.MaxLogLine)
 		}
 	}
 	if err != nil {
@@ -511,13 +521,14 @@ func (b *responseTap) Close() error {
 	return b.src.Close()
 }
 
-// decoded takes the next bytes of the body as the server meant them.
-func (b *responseTap) decoded(p []byte) {
-	if b.sse != nil {
-		b.sse.feed(p)
+// chunk hands the next chunk of a compressed event stream to the log.
+// Once one is lost the rest cannot be decoded and are not queued.
+func (b *responseTap) chunk(p []byte) {
+	if b.lostPart {
 		return
 	}
-	b.cp.add(p, capture.MaxLogLine)
+	t := b.log.begin(observation{kind: obsZChunk, x: b.x, resp: b.info, z: b.z, body: bytes.Clone(p)}, true)
+	b.lostPart = !t.OK()
 }
 
 // event logs one SSE event. Data that is only whitespace is no message.
@@ -537,15 +548,20 @@ func (b *responseTap) endLocked(clean bool) {
 		return
 	}
 	b.ended = true
-	if b.dec != nil {
-		b.dec.close()
-	}
-	if b.sse != nil {
+	switch {
+	case b.z != nil:
+		// The decoder goroutine waits for the end: if the log cannot take
+		// it, stop the decoder another way.
+		end := observation{kind: obsZEnd, x: b.x, resp: b.info, z: b.z, clean: clean && !b.lostPart}
+		if t := b.log.begin(end, true); !t.OK() {
+			close(b.z.quit)
+		}
+	case b.sse != nil:
 		b.sse.end(clean)
-		return
+	default:
+		data, truncated := b.cp.take()
+		b.log.finish(b.t, data, truncated || (!clean && b.seen))
 	}
-	data, truncated := b.cp.take()
-	b.log.finish(b.t, data, truncated || (!clean && b.seen))
 }
 
 // sessionConns remembers which conn_id each MCP session was given, for a

@@ -343,3 +343,23 @@ func TestProxyLogMemoryBudget(t *testing.T) {
 		t.Errorf("no warning about the memory budget: %q", r.warn.String())
 	}
 }
+
+// The client's path reaches the proxy's stderr escaped: it can neither
+// color the terminal nor start a line of its own (a forged CI command).
+func TestProxyWarningEscapesThePath(t *testing.T) {
+	target := httptest.NewServer(http.NotFoundHandler())
+	u, _ := url.Parse(target.URL) // no path: the client's is kept
+	target.Close()
+	var warn syncBuffer
+	front := httptest.NewServer(NewProxy(ProxyOptions{Target: u, Warn: &warn}))
+	defer front.Close()
+	resp, err := http.Post(front.URL+"/%1b[31mred%0a::error::forged", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got := warn.String()
+	if strings.ContainsAny(got, "\x1b") || strings.Count(got, "\n") != 1 || !strings.Contains(got, `POST /\x1b[31mred\n::error::forged: `) {
+		t.Errorf("warning %q", got)
+	}
+}

@@ -8,16 +8,16 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
-type sseEvent struct {
+type parsedEvent struct {
 	data      string
 	truncated bool
 }
 
 // parseSSE runs stream through a parser in chunks of size n (0: whole).
-func parseSSE(stream string, n int, clean bool) []sseEvent {
-	var got []sseEvent
+func parseSSE(stream string, n int, clean bool) []parsedEvent {
+	var got []parsedEvent
 	p := newSSEParser(func(data []byte, truncated bool) {
-		got = append(got, sseEvent{string(data), truncated})
+		got = append(got, parsedEvent{string(data), truncated})
 	}, nil)
 	if n <= 0 {
 		n = len(stream) + 1
@@ -35,22 +35,22 @@ func TestSSEParser(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		stream string
-		want   []sseEvent
+		want   []parsedEvent
 	}{
-		{"one event", "event: message\ndata: {\"a\":1}\n\n", []sseEvent{{`{"a":1}`, false}}},
-		{"id and retry ignored", "id: 7\nretry: 10\ndata: x\n\n", []sseEvent{{"x", false}}},
-		{"comments ignored", ": ok\n\n: ping\ndata: x\n\n", []sseEvent{{"x", false}}},
-		{"data lines joined", "data: a\ndata: b\ndata:c\n\n", []sseEvent{{"a\nb\nc", false}}},
-		{"one space removed, not two", "data:  x\n\n", []sseEvent{{" x", false}}},
-		{"CRLF", "data: a\r\ndata: b\r\n\r\n", []sseEvent{{"a\nb", false}}},
-		{"CR alone", "data: a\rdata: b\r\rdata: c\n\n", []sseEvent{{"a\nb", false}, {"c", false}}},
-		{"lone data field", "data\ndata: x\n\n", []sseEvent{{"\nx", false}}},
+		{"one event", "event: message\ndata: {\"a\":1}\n\n", []parsedEvent{{`{"a":1}`, false}}},
+		{"id and retry ignored", "id: 7\nretry: 10\ndata: x\n\n", []parsedEvent{{"x", false}}},
+		{"comments ignored", ": ok\n\n: ping\ndata: x\n\n", []parsedEvent{{"x", false}}},
+		{"data lines joined", "data: a\ndata: b\ndata:c\n\n", []parsedEvent{{"a\nb\nc", false}}},
+		{"one space removed, not two", "data:  x\n\n", []parsedEvent{{" x", false}}},
+		{"CRLF", "data: a\r\ndata: b\r\n\r\n", []parsedEvent{{"a\nb", false}}},
+		{"CR alone", "data: a\rdata: b\r\rdata: c\n\n", []parsedEvent{{"a\nb", false}, {"c", false}}},
+		{"lone data field", "data\ndata: x\n\n", []parsedEvent{{"\nx", false}}},
 		{"no data, no event", "event: ping\n\nid: 1\n\n", nil},
-		{"empty data is an event", "data:\n\n", []sseEvent{{"", false}}},
-		{"other fields that start like data", "datum: x\ndata2: y\ndata: z\n\n", []sseEvent{{"z", false}}},
-		{"byte-order mark", "\xef\xbb\xbfdata: x\n\n", []sseEvent{{"x", false}}},
-		{"trailing event flushed at a clean end", "data: a\n\ndata: b", []sseEvent{{"a", false}, {"b", false}}},
-		{"two events", "data: 1\n\ndata: 2\n\n", []sseEvent{{"1", false}, {"2", false}}},
+		{"empty data is an event", "data:\n\n", []parsedEvent{{"", false}}},
+		{"other fields that start like data", "datum: x\ndata2: y\ndata: z\n\n", []parsedEvent{{"z", false}}},
+		{"byte-order mark", "\xef\xbb\xbfdata: x\n\n", []parsedEvent{{"x", false}}},
+		{"trailing event flushed at a clean end", "data: a\n\ndata: b", []parsedEvent{{"a", false}, {"b", false}}},
+		{"two events", "data: 1\n\ndata: 2\n\n", []parsedEvent{{"1", false}, {"2", false}}},
 	} {
 		for _, n := range []int{0, 1, 2, 3, 5} {
 			if got := parseSSE(tt.stream, n, true); !reflect.DeepEqual(got, tt.want) {
@@ -62,7 +62,7 @@ func TestSSEParser(t *testing.T) {
 
 // A stream cut by the proxy (the client left) drops the event in progress.
 func TestSSEParserCutStream(t *testing.T) {
-	if got := parseSSE("data: a\n\ndata: {\"half", 4, false); !reflect.DeepEqual(got, []sseEvent{{"a", false}}) {
+	if got := parseSSE("data: a\n\ndata: {\"half", 4, false); !reflect.DeepEqual(got, []parsedEvent{{"a", false}}) {
 		t.Errorf("got %+v", got)
 	}
 }
@@ -71,13 +71,13 @@ func TestSSEParserCutStream(t *testing.T) {
 // memory stays at the cap.
 func TestSSEParserCapsAnEvent(t *testing.T) {
 	big := strings.Repeat("x", capture.MaxLogLine+100)
-	var got []sseEvent
+	var got []parsedEvent
 	p := newSSEParser(func(data []byte, truncated bool) {
 		if !truncated {
-			got = append(got, sseEvent{data: string(data)})
+			got = append(got, parsedEvent{data: string(data)})
 			return
 		}
-		got = append(got, sseEvent{data: string(data[:10]), truncated: true})
+		got = append(got, parsedEvent{data: string(data[:10]), truncated: true})
 		if len(data) != capture.MaxLogLine {
 			t.Errorf("kept %d bytes", len(data))
 		}
@@ -91,7 +91,7 @@ func TestSSEParserCapsAnEvent(t *testing.T) {
 	}
 	p.feed([]byte("\n\ndata: next\n\n"))
 	p.end(true)
-	if len(got) != 2 || !got[0].truncated || got[0].data != "xxxxxxxxxx" || got[1] != (sseEvent{data: "next"}) {
+	if len(got) != 2 || !got[0].truncated || got[0].data != "xxxxxxxxxx" || got[1] != (parsedEvent{data: "next"}) {
 		t.Fatalf("got %+v", got)
 	}
 }

@@ -19,3 +19,7 @@ func signalServer(p *os.Process, sig os.Signal) error {
 }
 
 func killServer(p *os.Process) error { return p.Kill() }
+
+// parentGone cannot tell on Windows, which keeps a process's parent id
+// after the parent has exited.
+func parentGone(ppid int) bool { return false }

@@ -10,9 +10,12 @@ import (
 
 // isolate starts the server in a process group of its own, so that it gets
 // exactly the signals the shim forwards: a Ctrl-C in a terminal reaches the
-// shim's group, and the shim passes it on once, not twice.
+// shim's group, and the shim passes it on once, not twice. Where the
+// platform can (Linux), the server also gets SIGKILL when the shim dies,
+// however it dies (see startLocked).
 func isolate(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeathSignal(cmd.SysProcAttr)
 }
 
 // signalServer sends sig to the server's process group (the server and
@@ -31,4 +34,11 @@ func signalServer(p *os.Process, sig os.Signal) error {
 // killServer ends the server's process group at once.
 func killServer(p *os.Process) error {
 	return signalServer(p, syscall.SIGKILL)
+}
+
+// parentGone reports whether the process that started the shim (pid ppid)
+// has exited: the shim has been handed to another parent. A shim started
+// by pid 1 cannot tell.
+func parentGone(ppid int) bool {
+	return ppid > 1 && os.Getppid() != ppid
 }

@@ -11,10 +11,15 @@ const pumpBuffer = 64 << 10
 
 // pump copies src to dst chunk by chunk as it arrives, with no buffering
 // of its own, showing each chunk to the splitter (when there is a log)
-// before forwarding it. When dst fails, pump keeps reading and observing, so
-// the peer writing to src is never blocked by one that went away. It returns
-// when src ends or fails.
-func pump(src io.Reader, dst io.Writer, l *capture.LineSplitter) {
+// before forwarding it and handing the lines it ends to the log after.
+// It returns when src ends or fails.
+//
+// When dst fails, pump keeps reading src, so that the peer writing to it is
+// never blocked by one that went away, and forwards nothing more. With
+// gone set, dst is the client: pump then also stops logging (what it reads
+// reaches nobody; a line the failed chunk left open is logged as far as it
+// got, truncated) and reports the failure to gone, once.
+func pump(src io.Reader, dst io.Writer, l *capture.LineSplitter, gone func(error)) {
 	var buf []byte
 	if l == nil {
 		buf = make([]byte, pumpBuffer)
@@ -31,8 +36,9 @@ func pump(src io.Reader, dst io.Writer, l *capture.LineSplitter) {
 			if l != nil {
 				l.Number(chunk)
 			}
+			var werr error
 			if dstOK {
-				if _, werr := dst.Write(chunk); werr != nil {
+				if _, werr = dst.Write(chunk); werr != nil {
 					dstOK = false
 				} else if flusher != nil {
 					_ = flusher.Flush()
@@ -40,6 +46,14 @@ func pump(src io.Reader, dst io.Writer, l *capture.LineSplitter) {
 			}
 			if l != nil {
 				l.Fill()
+			}
+			if werr != nil && gone != nil {
+				if l != nil {
+					l.Cut()
+					l = nil
+					buf = make([]byte, pumpBuffer)
+				}
+				gone(werr)
 			}
 		}
 		if err != nil {

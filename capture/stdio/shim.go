@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -66,10 +67,20 @@ func (e *StartError) Unwrap() error { return e.Err }
 // Run starts the server, forwards until it has exited and its output is
 // drained, closes the log, and returns the server's exit status (128+n
 // when signal n ended it).
+//
+// The server never outlives its client: once a write to the client fails
+// (it has exited, or closed the pipe it reads: it stopped reading), or the
+// process that started the shim has exited, the shim stops forwarding,
+// says why on stderr and in the log (a stderr frame), and ends the server
+// as it does on a forwarded SIGTERM: SIGTERM, then SIGKILL after the kill
+// grace. And on Linux the server gets SIGKILL if the shim itself is killed.
 func (s *Shim) Run() (int, error) {
 	if len(s.Command) == 0 {
 		return 2, errors.New("no server command given")
 	}
+	// Who started the shim, read before anything else: a client that dies
+	// while the server starts must still be seen to be gone.
+	ppid := os.Getppid()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return 1, err
@@ -88,7 +99,8 @@ func (s *Shim) Run() (int, error) {
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	isolate(cmd)
-	if err := cmd.Start(); err != nil {
+	exited := make(chan struct{})
+	if err := startLocked(cmd, exited); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		code := 126
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
@@ -111,23 +123,31 @@ func (s *Shim) Run() (int, error) {
 	if log != nil {
 		log.Meta(NewMeta(s.Command))
 	}
+	gone := make(chan string, 2) // why the client is gone
+	clientGone := func(why string) {
+		select {
+		case gone <- why:
+		default:
+		}
+	}
 	// The client's side is not waited for: once the server is gone there
 	// is nobody to forward to, whether or not the client has hung up.
 	go func() {
-		pump(s.Stdin, inW, split(capture.ClientToServer))
+		pump(s.Stdin, inW, split(capture.ClientToServer), nil)
 		inW.Close()
 	}()
 	var pumps sync.WaitGroup
 	pumps.Add(2)
-	go func() { defer pumps.Done(); pump(outR, s.Stdout, split(capture.ServerToClient)) }()
-	go func() { defer pumps.Done(); pump(errR, s.Stderr, split(capture.Stderr)) }()
-
-	exited := make(chan struct{})
 	go func() {
-		_ = cmd.Wait() // the status is read from ProcessState
-		close(exited)
+		defer pumps.Done()
+		pump(outR, s.Stdout, split(capture.ServerToClient), func(err error) {
+			clientGone("writing to it failed: " + plainError(err))
+		})
 	}()
-	s.superviseSignals(cmd.Process, exited)
+	go func() { defer pumps.Done(); pump(errR, s.Stderr, split(capture.Stderr), nil) }()
+	stopWatch := watchParent(ppid, clientGone)
+	s.supervise(cmd.Process, exited, gone, log, inW)
+	stopWatch()
 
 	drained := make(chan struct{})
 	go func() { pumps.Wait(); close(drained) }()
@@ -149,9 +169,59 @@ func (s *Shim) Run() (int, error) {
 	return exitStatus(cmd.ProcessState), nil
 }
 
-// superviseSignals forwards signals until the server has exited, and kills
-// it if it outlives the grace period after the first one.
-func (s *Shim) superviseSignals(p *os.Process, exited <-chan struct{}) {
+// startLocked starts cmd from a goroutine locked to its OS thread, which
+// then waits for it and closes exited. The thread is kept for the server's
+// whole life because a parent-death signal (Linux) fires when the thread
+// that started the child exits, not the process: on any other thread the
+// server would die whenever the runtime happened to retire that thread.
+func startLocked(cmd *exec.Cmd, exited chan<- struct{}) error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			runtime.UnlockOSThread()
+			started <- err
+			return
+		}
+		started <- nil
+		_ = cmd.Wait() // the status is read from ProcessState
+		runtime.UnlockOSThread()
+		close(exited)
+	}()
+	return <-started
+}
+
+// parentPoll is how often the shim checks that the process that started
+// it still runs.
+const parentPoll = 500 * time.Millisecond
+
+// watchParent reports to gone when the process that started the shim
+// (ppid) has exited, checking every parentPoll, until stop is called.
+func watchParent(ppid int, gone func(string)) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(parentPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if parentGone(ppid) {
+					gone(fmt.Sprintf("its process (pid %d) has exited", ppid))
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// supervise runs until the server has exited: it forwards signals, ends
+// the server when the client is gone, and kills it if it outlives the kill
+// grace after the first signal passed on (or sent because the client is
+// gone).
+func (s *Shim) supervise(p *os.Process, exited <-chan struct{}, gone <-chan string, log *capture.LogWriter, serverIn *os.File) {
 	grace := s.KillGrace
 	if grace <= 0 {
 		grace = DefaultKillGrace
@@ -166,23 +236,45 @@ func (s *Shim) superviseSignals(p *os.Process, exited <-chan struct{}) {
 			timer.Stop()
 		}
 	}()
+	term := func(sig os.Signal) {
+		_ = signalServer(p, sig)
+		if timer == nil {
+			first = sig
+			timer = time.NewTimer(grace)
+			expired = timer.C
+		}
+	}
 	for {
 		select {
 		case <-exited:
 			return
 		case sig := <-s.Signals:
-			_ = signalServer(p, sig)
-			if timer == nil {
-				first = sig
-				timer = time.NewTimer(grace)
-				expired = timer.C
+			term(sig)
+		case why := <-gone:
+			gone = nil // once is enough
+			msg := "mcpsnoop: the client is gone (" + why + "); ending the server"
+			fmt.Fprintln(s.Stderr, msg)
+			if log != nil {
+				log.Add(capture.Stderr, nil, nil, []byte(msg), false)
 			}
+			_ = serverIn.Close() // nothing more is forwarded to it
+			term(syscall.SIGTERM)
 		case <-expired:
 			expired = nil
 			fmt.Fprintf(s.Stderr, "mcpsnoop: the server did not exit within %s of %s; killing it\n", grace, SignalName(first))
 			_ = killServer(p)
 		}
 	}
+}
+
+// plainError is err without the operation and path an *os.PathError
+// wraps it in ("broken pipe", not "write |1: broken pipe").
+func plainError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // SignalName is the conventional name of sig ("SIGTERM").

@@ -5,6 +5,7 @@ package stdio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -13,16 +14,23 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/capture/capturetest"
 )
 
 // runShim runs script under sh through a Shim with an in-memory log.
 func runShim(t *testing.T, script string, stdin string, sigs chan os.Signal, grace time.Duration) (int, string, string, []capture.Frame) {
 	t.Helper()
+	return runShimOut(t, script, stdin, sigs, grace, &lockedWriter{})
+}
+
+// runShimOut is runShim with the server's stdout going to stdout.
+func runShimOut(t *testing.T, script string, stdin string, sigs chan os.Signal, grace time.Duration, stdout *lockedWriter) (int, string, string, []capture.Frame) {
+	t.Helper()
 	out := &memLog{}
-	var stdout, stderr lockedWriter
+	var stderr lockedWriter
 	sh := &Shim{
 		Command: []string{"sh", "-c", script},
-		Stdin:   strings.NewReader(stdin), Stdout: &stdout, Stderr: &stderr,
+		Stdin:   strings.NewReader(stdin), Stdout: stdout, Stderr: &stderr,
 		OpenLog: func() *capture.LogWriter {
 			return newTestLog(out, &stderr)
 		},
@@ -36,14 +44,20 @@ func runShim(t *testing.T, script string, stdin string, sigs chan os.Signal, gra
 }
 
 type lockedWriter struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	ready chan struct{} // closed once "ready\n" was written, when set
 }
 
 func (w *lockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.buf.Write(p)
+	n, err := w.buf.Write(p)
+	if w.ready != nil && strings.Contains(w.buf.String(), "ready\n") {
+		close(w.ready)
+		w.ready = nil
+	}
+	return n, err
 }
 
 func (w *lockedWriter) String() string {
@@ -75,21 +89,25 @@ func TestShimSignalledServer(t *testing.T) {
 
 // A forwarded signal reaches the server; one it ignores is followed by a
 // kill once the grace period is over, and a note on stderr.
+//
+// The signal goes out once the server says its trap is set ("ready"): a
+// signal sent before that would end it by the default action.
 func TestShimForwardsSignalsAndKillsAfterGrace(t *testing.T) {
 	sigs := make(chan os.Signal, 1)
-	go func() {
-		time.Sleep(200 * time.Millisecond)
-		sigs <- syscall.SIGHUP
-	}()
-	code, stdout, _, _ := runShim(t, `trap 'echo got-hup; exit 7' HUP; while :; do sleep 0.05; done`, "", sigs, 0)
+	signalWhenReady := func(sig os.Signal) *lockedWriter {
+		out := &lockedWriter{ready: make(chan struct{})}
+		ready := out.ready
+		go func() {
+			<-ready
+			sigs <- sig
+		}()
+		return out
+	}
+	code, stdout, _, _ := runShimOut(t, `trap 'echo got-hup; exit 7' HUP; echo ready; while :; do sleep 0.05; done`, "", sigs, 0, signalWhenReady(syscall.SIGHUP))
 	if code != 7 || !strings.Contains(stdout, "got-hup") {
 		t.Fatalf("exit %d stdout %q", code, stdout)
 	}
-	go func() {
-		time.Sleep(200 * time.Millisecond)
-		sigs <- syscall.SIGTERM
-	}()
-	code, _, stderr, _ := runShim(t, `trap '' TERM; while :; do sleep 0.05; done`, "", sigs, 100*time.Millisecond)
+	code, _, stderr, _ := runShimOut(t, `trap '' TERM; echo ready; while :; do sleep 0.05; done`, "", sigs, 100*time.Millisecond, signalWhenReady(syscall.SIGTERM))
 	if code != 128+int(syscall.SIGKILL) || !strings.Contains(stderr, "did not exit within 100ms of SIGTERM; killing it") {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
@@ -112,5 +130,48 @@ func TestShimStartErrors(t *testing.T) {
 		if code != tt.code || !errors.As(err, &se) || se.Code != tt.code || opened {
 			t.Errorf("%v: exit %d err %v opened %v", tt.cmd, code, err, opened)
 		}
+	}
+}
+
+// With the log on a disk that fills up, the shim forwards every byte and
+// counts exactly the frames the log lacks: the log holds whole frames, each
+// lost one is a gap in seq, and the closing frame says how many.
+func TestShimLogOnFullDisk(t *testing.T) {
+	disk := capturetest.NewDisk(512 << 10)
+	var stdout, stderr lockedWriter
+	script := `i=0; while [ $i -lt 3000 ]; do printf '{"jsonrpc":"2.0","id":%d,"result":{"pad":"%01000d"}}\n' $i 0; i=$((i+1)); done`
+	sh := &Shim{
+		Command: []string{"sh", "-c", script},
+		Stdin:   strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+		OpenLog: func() *capture.LogWriter {
+			return capture.NewLogWriter(disk.Output(), capture.LogOptions{SessionID: "full-1-aaaaaaaaaaaa", Label: "full", Path: "full.jsonl", Warn: &stderr})
+		},
+	}
+	if code, err := sh.Run(); code != 0 || err != nil {
+		t.Fatalf("exit %d: %v\n%s", code, err, stderr.String())
+	}
+	if n := strings.Count(stdout.String(), "\n"); n != 3000 {
+		t.Fatalf("%d lines forwarded, want 3000", n)
+	}
+	frames := (&memLog{buf: *bytes.NewBuffer(disk.Bytes())}).frames(t)
+	closing := frames[len(frames)-1]
+	logged := 0
+	var last uint64
+	gaps := 0
+	for _, f := range frames {
+		if f.Direction == capture.ServerToClient {
+			logged++
+		}
+		if f.Seq > last {
+			gaps += int(f.Seq - last - 1)
+			last = f.Seq
+		}
+	}
+	// The meta frame and 3000 lines: 3001 seqs.
+	if closing.Direction != capture.Meta || closing.LastSeq != 3001 || logged+int(closing.Dropped) != 3000 || gaps != int(closing.Dropped) {
+		t.Errorf("%d lines logged, %d seq gaps, closing frame %+v", logged, gaps, closing)
+	}
+	if !strings.Contains(stderr.String(), fmt.Sprintf("mcpsnoop: %d frame(s) were dropped from the log full.jsonl", closing.Dropped)) {
+		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }

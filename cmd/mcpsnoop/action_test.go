@@ -36,8 +36,9 @@ const (
 
 // The inputs and outputs the action promises (README and issue 12).
 var (
-	wantInputs = []string{"session", "fail-on", "expect-tool", "forbid-tool", "max-duration", "max-server-duration",
-		"max-round-trips", "baseline", "upload-sarif", "fail-on-findings", "junit", "summary", "annotations", "working-directory"}
+	wantInputs = []string{"session", "log-dir", "fail-on", "expect-tool", "forbid-tool", "max-duration", "max-server-duration",
+		"max-round-trips", "baseline", "upload-sarif", "fail-on-findings", "junit", "summary", "annotations", "working-directory",
+		"mode", "recording", "server-command", "replay-target", "ignore", "verify-args"} // the last six: mode: verify (verify_action_test.go)
 	wantOutputs = []string{"outcome", "exit-code", "sarif", "junit", "errors", "warnings", "findings"}
 )
 

@@ -43,7 +43,8 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 }
 
-// snapshot maps every entry under dir to its content ("<dir>" for folders),
+// snapshot maps every entry under dir to its content ("<dir>" for folders,
+// the target for symbolic links),
 // so a test can tell that nothing was created, removed or changed.
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
@@ -56,6 +57,11 @@ func snapshot(t *testing.T, dir string) map[string]string {
 		if d.IsDir() {
 			out[rel] = "<dir>"
 			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 { // the link itself: its target may be a FIFO
+			dest, err := os.Readlink(p)
+			out[rel] = "<link to " + dest + ">"
+			return err
 		}
 		data, err := os.ReadFile(p)
 		out[rel] = string(data)

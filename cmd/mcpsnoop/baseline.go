@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/mcpsnoop/mcpsnoop/baseline"
-	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	"github.com/mcpsnoop/mcpsnoop/report"
 	"github.com/spf13/cobra"
 )
@@ -47,7 +47,7 @@ func runBaseline(cmd *cobra.Command, args []string, accept, reset bool, store ba
 	if accept && reset {
 		return baselineFail("--accept and --reset are mutually exclusive")
 	}
-	inputs, err := capture.ResolveInputs(args)
+	inputs, err := resolveCommandInputs(cmd, "baseline", args)
 	if err != nil {
 		return baselineFail("%v", err)
 	}
@@ -64,7 +64,7 @@ func runBaseline(cmd *cobra.Command, args []string, accept, reset bool, store ba
 		if err := store.Reset(s.Label); err != nil {
 			return baselineFail("%v", err)
 		}
-		fmt.Fprintf(out, "reset baseline for %s\n", s.Label)
+		fmt.Fprintf(out, "reset baseline for %s\n", termsafe.Clean(s.Label, false))
 		return nil
 	}
 	if !s.Listing.Complete {
@@ -74,7 +74,7 @@ func runBaseline(cmd *cobra.Command, args []string, accept, reset bool, store ba
 		if err := store.Accept(s.Label, s.Listing.Tools); err != nil {
 			return baselineFail("%v", err)
 		}
-		fmt.Fprintf(out, "accepted baseline for %s\n", s.Label)
+		fmt.Fprintf(out, "accepted baseline for %s\n", termsafe.Clean(s.Label, false))
 		return nil
 	}
 	obs, err := store.Observe(s.Label, s.Listing.Tools)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -88,7 +86,7 @@ stdout).`,
 	f.StringArrayVar(&o.forbidTools, "forbid-tool", nil, "fail if this tool was called (repeatable)")
 	f.StringVar(&o.sarifPath, "sarif", "", "also write a SARIF report to this file")
 	f.StringVar(&o.junitPath, "junit", "", "also write a JUnit report to this file")
-	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file")
+	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file (- for standard output, in place of the text report)")
 	f.StringVar(&o.logName, "log-name", "", "file name to give SARIF results read from standard input")
 	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines)")
 	f.StringVar(&o.run, "run", "", "check every session of one agent run (a run id, or latest), from the state directory or the logs named")
@@ -138,24 +136,12 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 			return nil
 		}
 		inputs, sessions = sel.Inputs, sel.Sessions
-	} else if inputs, err = capture.ResolveInputs(args); err != nil {
+	} else if inputs, err = resolveCommandInputs(cmd, "check", args); err != nil {
 		return checkFail("%v", err)
 	}
-	outputs := map[string]string{"--sarif": o.sarifPath, "--junit": o.junitPath, "--json": o.jsonPath}
-	seen := map[string]string{}
-	for _, flag := range []string{"--sarif", "--junit", "--json"} {
-		p := outputs[flag]
-		if p == "" {
-			continue
-		}
-		if in := sameAsInput(p, inputs, cmd.InOrStdin()); in != "" {
-			return checkFail("%s %s would overwrite the input %s", flag, p, in)
-		}
-		abs, _ := filepath.Abs(p)
-		if other, dup := seen[abs]; dup {
-			return checkFail("%s and %s both name %s; give each report its own file", other, flag, p)
-		}
-		seen[abs] = flag
+	plan, err := planReports(cmd, o, format, inputs)
+	if err != nil {
+		return checkFail("%v", err)
 	}
 
 	validate := o.wire || slices.Contains(failOn, checker.SignalWire)
@@ -189,22 +175,25 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	// Render everything before writing anything, so a failure leaves no
 	// partial report behind and nothing on stdout.
 	var stdout bytes.Buffer
-	if err := render[format](&stdout); err != nil {
-		return checkFail("rendering the %s report: %v", format, err)
+	if err := render[plan.stdoutFormat](&stdout); err != nil {
+		return checkFail("rendering the %s report: %v", plan.stdoutFormat, err)
 	}
-	files := []struct{ path, format string }{{o.sarifPath, "sarif"}, {o.junitPath, "junit"}, {o.jsonPath, "json"}}
 	var writes []atomicfile.File
-	for _, out := range files {
-		if out.path == "" {
-			continue
+	for _, out := range plan.files {
+		if out.target.Kind == atomicfile.Descriptor && out.target.FD == 1 {
+			continue // it is the stdout report
 		}
 		var buf bytes.Buffer
 		if err := render[out.format](&buf); err != nil {
 			return checkFail("rendering the %s report: %v", out.format, err)
 		}
-		writes = append(writes, atomicfile.File{Path: out.path, Data: buf.Bytes(), Perm: 0o644})
+		data := buf.Bytes()
+		if out.target.Kind == atomicfile.Descriptor {
+			data = o.github.guard(data) // a stream the runner may read
+		}
+		writes = append(writes, atomicfile.File{Path: out.target.Name, Data: data, Perm: 0o644})
 	}
-	if err := atomicfile.WriteAll(writes); err != nil {
+	if err := atomicfile.WriteAll(writes, stdStreams(cmd)); err != nil {
 		return checkFail("%v", err)
 	}
 	if err := o.github.publish(rep, o); err != nil {
@@ -230,31 +219,4 @@ func ingestRedacted(eng *checker.Engine, in capture.Input, stdin io.Reader, red 
 	return in.Read(stdin, red, func(fr *capture.Frame, line int) bool {
 		return eng.Ingest(fr, checker.Position{Path: in.Path, Name: in.Name, Line: line})
 	}, eng.TornTail)
-}
-
-// sameAsInput returns the input that path names, if any: by path, by file
-// identity (symlinks, hard links), or standard input redirected from that
-// file (stdin is the command's; a reader that is not a file never matches).
-func sameAsInput(path string, inputs []capture.Input, stdin io.Reader) string {
-	out, outErr := os.Stat(path)
-	abs, _ := filepath.Abs(path)
-	for _, in := range inputs {
-		if in.Stdin {
-			if f, ok := stdin.(*os.File); ok && outErr == nil {
-				if info, err := f.Stat(); err == nil && os.SameFile(out, info) {
-					return in.Name
-				}
-			}
-			continue
-		}
-		if inAbs, _ := filepath.Abs(in.Path); inAbs == abs {
-			return in.Name
-		}
-		if outErr == nil {
-			if info, err := os.Stat(in.Path); err == nil && os.SameFile(out, info) {
-				return in.Name
-			}
-		}
-	}
-	return ""
 }

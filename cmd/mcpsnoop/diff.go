@@ -6,7 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/diff"
 	"github.com/spf13/cobra"
@@ -94,7 +93,7 @@ func loadDiffSide(arg string) (diff.Side, error) {
 	if info, err := os.Stat(arg); err == nil && info.IsDir() {
 		return diff.Side{}, fmt.Errorf("%s: is a directory; diff compares two logs, name a file or a session id", arg)
 	}
-	inputs, err := capture.ResolveInputs([]string{arg})
+	inputs, err := resolveInputs([]string{arg}, nil)
 	if err != nil {
 		return diff.Side{}, err
 	}

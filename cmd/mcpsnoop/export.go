@@ -1,14 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
@@ -59,8 +53,10 @@ run, ordered by their first frames.
 
 The --redact-* flags scrub the export; the logs themselves are never changed.
 With -o FILE the output is written to a temporary file beside FILE and renamed
-into place when complete, so a failed export leaves FILE as it was; a FILE
-that is one of the inputs (by any path or link) is refused.
+into place when complete, so a failed export leaves FILE as it was; a symbolic
+link keeps being one (its target is replaced), a device or a FIFO is written
+through, and -, /dev/stdout, /dev/stderr and /dev/fd/N are those descriptors.
+A FILE that is one of the inputs (by any path or link) is refused.
 
 Exit codes: 0 done, 2 bad flag or input (nothing written, the reason on
 stderr).`,
@@ -105,14 +101,18 @@ func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 			return exportFail("%v", err)
 		}
 		inputs, run = sel.Inputs, &sel.Run
-	} else if inputs, err = capture.ResolveInputs(args); err != nil {
+	} else if inputs, err = resolveCommandInputs(cmd, "export", args); err != nil {
 		return exportFail("%v", err)
 	}
-	toFile := o.output != "" && o.output != "-"
-	if toFile {
-		if in := sameAsInput(o.output, inputs, cmd.InOrStdin()); in != "" {
-			return exportFail("input and output refer to the same file: -o %s is the input %s", o.output, in)
-		}
+	if o.output == "" {
+		o.output = "-" // -o "" has always meant standard output
+	}
+	out, err := atomicfile.Resolve(o.output, true)
+	if err != nil {
+		return exportFail("-o: %v", err)
+	}
+	if in := sameAsInput(out, inputs, cmd.InOrStdin()); in != "" {
+		return exportFail("input and output refer to the same file: -o %s is the input %s", o.output, in)
 	}
 
 	x, err := export.Load(newFormat(), inputs, cmd.InOrStdin(), export.Options{
@@ -125,94 +125,9 @@ func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 	if x.Sessions() == 0 {
 		return exportFail("%s: no session in the input (every envelope lacks a session_id)", inputNames(inputs))
 	}
-	if !toFile {
-		bw := bufio.NewWriterSize(cmd.OutOrStdout(), 256<<10)
-		err := x.Write(bw)
-		if err == nil {
-			err = bw.Flush()
-		}
-		if err != nil {
-			return exportFail("writing the export: %v", err)
-		}
-		return nil
-	}
 	warn := func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "mcpsnoop export: warning: %s\n", msg) }
-	if err := writeExportFile(o.output, x, warn); err != nil {
+	if err := writeExportFile(o.output, x, stdStreams(cmd), warn); err != nil {
 		return exportFail("%v", err)
-	}
-	return nil
-}
-
-// writeExportFile writes the export to path (for export -o and the
-// viewer's export keys): through a temporary file renamed into place for a
-// regular or missing file, directly to anything else (a device, a pipe).
-// When the folder takes no temporary file but the file itself is writable,
-// it is written in place after warn says so (capture-store-export.md 7.1).
-func writeExportFile(path string, x *export.Export, warn func(string)) error {
-	perm := os.FileMode(0o644)
-	if info, err := os.Stat(path); err == nil {
-		if !info.Mode().IsRegular() && !info.IsDir() {
-			f, err := os.OpenFile(path, os.O_WRONLY, 0)
-			if err != nil {
-				return err
-			}
-			return writeExportTo(f, path, x)
-		}
-		perm = info.Mode().Perm()
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("write %s: folder %s: %v", path, dir, atomicfile.PlainError(err))
-	}
-	p, err := createExportTemp(path, perm)
-	if err != nil {
-		if info, serr := os.Stat(path); serr == nil && info.Mode().IsRegular() && tempRefused(err) {
-			f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
-			if ferr == nil {
-				warn(fmt.Sprintf("no temporary file allowed beside %s (%v); writing it in place, so a failure leaves it incomplete",
-					path, atomicfile.PlainError(errors.Unwrap(err))))
-				return writeExportTo(f, path, x)
-			}
-		}
-		return err
-	}
-	bw := bufio.NewWriterSize(p, 256<<10)
-	err = x.Write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = p.Commit()
-	}
-	if err != nil {
-		p.Abort()
-		return fmt.Errorf("%v (%s left as it was)", err, path)
-	}
-	return nil
-}
-
-// createExportTemp starts a file written through a temporary file; tests
-// replace it to refuse the temporary file.
-var createExportTemp = atomicfile.Create
-
-// tempRefused reports whether err says the folder takes no new file (as
-// opposed to a full disk, say).
-func tempRefused(err error) bool {
-	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
-}
-
-// writeExportTo writes the export straight into f, which it closes.
-func writeExportTo(f *os.File, path string, x *export.Export) error {
-	bw := bufio.NewWriterSize(f, 256<<10)
-	err := x.Write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %v", path, atomicfile.PlainError(err))
 	}
 	return nil
 }

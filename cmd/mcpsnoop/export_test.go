@@ -3,17 +3,14 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/export"
-	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 )
 
 // Bad input never half-exports: exit 2, nothing on stdout, one stderr line
@@ -305,29 +302,4 @@ func TestExportRun(t *testing.T) {
 	if got := strings.Join(ids, " "); got != "files-97144-f2a752e6b438 github-97145-6513269e0d37 search-97146-0c5ca6a3a450" {
 		t.Errorf("sessions %s", got)
 	}
-}
-
-// When the output's folder takes no temporary file but the output file is
-// writable, the export is written in place with a warning
-// (capture-store-export.md 7.1) instead of failing.
-func TestExportWritesInPlaceWhenNoTempFileIsAllowed(t *testing.T) {
-	t.Setenv("MCPSNOOP_HOME", t.TempDir())
-	t.Chdir(t.TempDir())
-	writeFile(t, "x.jsonl", []byte(callLines))
-	writeFile(t, "ro/report.json", []byte("old report, longer than nothing at all\n"))
-	defer func(orig func(string, os.FileMode) (*atomicfile.Pending, error)) { createExportTemp = orig }(createExportTemp)
-	createExportTemp = func(path string, _ os.FileMode) (*atomicfile.Pending, error) {
-		return nil, fmt.Errorf("write %s: %w", path, syscall.EACCES)
-	}
-	_, want, _ := exportRun(t, "", "x.jsonl")
-	code, stdout, stderr := exportRun(t, "", "-o", "ro/report.json", "x.jsonl")
-	if code != 0 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "ro/report.json") {
-		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
-	}
-	if got, _ := os.ReadFile("ro/report.json"); stripGenerated(string(got)) != stripGenerated(want) {
-		t.Errorf("written in place:\n%s\nwant:\n%s", got, want)
-	}
-	// A missing file cannot be written in place: that still fails.
-	code, stdout, stderr = exportRun(t, "", "-o", "ro/new.json", "x.jsonl")
-	assertUsageFailure(t, code, stdout, stderr, "ro/new.json", "permission denied")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/ghactions"
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -21,6 +22,9 @@ type githubOptions struct {
 	summary     bool
 	annotations int
 	mode        *ghactions.Mode
+	// untouchable is set when a step file is an input or a report: GitHub
+	// mode then writes nothing to the step's files, not even the error.
+	untouchable *bool
 }
 
 func (g *githubOptions) addFlags(f *pflag.FlagSet) {
@@ -47,13 +51,14 @@ func runCheckCmd(cmd *cobra.Command, args []string, o checkOptions) error {
 		return checkFail("%v", err)
 	}
 	o.github.mode = mode
+	o.github.untouchable = new(bool)
 	if n := o.github.annotations; n < 0 || n > ghactions.MaxAnnotations {
 		err = checkFail("--github-annotations must be between 0 and %d, got %d", ghactions.MaxAnnotations, n)
 	} else {
 		err = runCheck(cmd, args, o)
 	}
 	var ee *exitError
-	if errors.As(err, &ee) && ee.code == 2 {
+	if errors.As(err, &ee) && ee.code == 2 && !*o.github.untouchable {
 		// Best effort: the reason is on stderr whatever happens here.
 		_ = mode.PublishError(strings.TrimPrefix(ee.msg, "mcpsnoop check: "), o.github.summary)
 	}
@@ -67,7 +72,7 @@ func (g *githubOptions) publish(rep *checker.Report, o checkOptions) error {
 		return nil
 	}
 	return g.mode.Publish(rep, ghactions.Options{
-		SARIF: absPath(o.sarifPath), JUnit: absPath(o.junitPath),
+		SARIF: reportFilePath(o.sarifPath), JUnit: reportFilePath(o.junitPath),
 		Summary: g.summary, Annotations: g.annotations,
 	})
 }
@@ -102,6 +107,16 @@ func (g *githubOptions) guard(report []byte) []byte {
 		out = append(out, '\n')
 	}
 	return append(out, "::"+token+"::\n"...)
+}
+
+// reportFilePath is a report file as a step output gives it to later
+// steps: its absolute path, or "" for a descriptor (-, /dev/stdout...),
+// which names no file they could read.
+func reportFilePath(p string) string {
+	if t, err := atomicfile.Resolve(p, false); err == nil && t.Kind == atomicfile.Descriptor {
+		return ""
+	}
+	return absPath(p)
 }
 
 func absPath(p string) string {

@@ -71,8 +71,7 @@ in the working directory; flags on the command line win.`,
 	f.StringVar(&o.target, "target", "", "URL of the MCP server to forward to (required), e.g. http://127.0.0.1:8080/mcp")
 	f.StringVar(&o.listen, "listen", "127.0.0.1:7000", "address to listen on (host:port; port 0 picks a free one)")
 	f.StringVar(&o.shim.label, "label", "", "server label in the log and its file name (default: the target's host:port)")
-	f.StringVar(&o.shim.traceFile, "trace-file", "", "write the log to this file, appending (default <state>/sessions/<session-id>.jsonl)")
-	f.BoolVar(&o.shim.noTrace, "no-trace", false, "forward only: no log, no state directory")
+	o.shim.registerLogFlags(f)
 	o.shim.redact.register(f)
 	return cmd
 }
@@ -170,6 +169,6 @@ func openHTTPLog(st shimSettings, stderr io.Writer) *httpcapture.Log {
 	}
 	fmt.Fprintf(stderr, "mcpsnoop http: logging to %s (session %s)\n", path, sid)
 	return httpcapture.NewLog(f, httpcapture.LogOptions{
-		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr,
+		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr, MaxSize: st.maxLogSize,
 	})
 }

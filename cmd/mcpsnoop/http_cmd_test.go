@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -284,6 +285,36 @@ func TestHTTPCommandTargetDown(t *testing.T) {
 	}
 	if !strings.Contains(h.stderr.String(), "mcpsnoop http: POST /: ") {
 		t.Errorf("stderr:\n%s", h.stderr.String())
+	}
+	// The file is named after the portable form of the host:port label.
+	if base, want := filepath.Base(sessionLog(t, home)), strings.ReplaceAll(strings.TrimPrefix(down.URL, "http://"), ":", "_")+"-"; !strings.HasPrefix(base, want) {
+		t.Errorf("log %s, want it to start %s", base, want)
+	}
+}
+
+// --log-dir puts the proxy's log in a folder of its own, created, relative
+// to the working directory; the client's path reaches stderr escaped.
+func TestHTTPCommandLogDir(t *testing.T) {
+	work := t.TempDir()
+	t.Chdir(work)
+	t.Setenv("MCPSNOOP_HOME", t.TempDir())
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	h := startHTTP(t, "--target", down.URL, "--listen", "127.0.0.1:0", "--log-dir", "artifacts/http", "--max-log-size", "1MiB")
+	resp, err := http.Post("http://"+h.addr+"/%1b[31mred%0a::error::forged", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if code := h.stop(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	logs, _ := filepath.Glob(filepath.Join(work, "artifacts", "http", "*.jsonl"))
+	if len(logs) != 1 {
+		t.Fatalf("logs: %v\n%s", logs, h.stderr.String())
+	}
+	if s := h.stderr.String(); strings.Contains(s, "\x1b") || strings.Contains(s, "\n::error::") || !strings.Contains(s, `POST /\x1b[31mred\n::error::forged: `) {
+		t.Errorf("stderr:\n%q", s)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/replay"
 	"github.com/mcpsnoop/mcpsnoop/viewer"
 	"github.com/spf13/cobra"
 )
@@ -73,7 +74,8 @@ func runLive(cmd *cobra.Command, limit int) error {
 		return &exitError{code: 1, msg: fmt.Sprintf("mcpsnoop: cannot watch %s: %v", dir, err)}
 	}
 	defer fol.Close()
-	m := viewer.New(viewer.NewStore(viewer.LiveLimits), viewer.Options{Live: true, Export: viewerExporter(nil)})
+	m := viewer.New(viewer.NewStore(viewer.LiveLimits), viewer.Options{Live: true, Export: viewerExporter(nil),
+		Replay: viewerReplayer(replayFlags{timeout: replay.DefaultCallTimeout}, nil, nil, redactFlags{})})
 	return runViewer(m, out, func(ctx context.Context, send func(tea.Msg)) {
 		followInto(ctx, fol, send)
 	})

@@ -19,6 +19,7 @@ type openOptions struct {
 	run    string
 	filter string
 	redact redactFlags
+	replay replayFlags
 }
 
 func newOpenCmd() *cobra.Command {
@@ -34,6 +35,14 @@ viewer for the keys. e exports the session as HTML to
 <state>/exports/<session-id>.html, and :export json|html|text|har|otlp [PATH]
 writes any format; the --redact-* flags apply to those exports too.
 
+r re-issues the call under the cursor against a live server and shows the
+new answer beside the recorded one (R edits its params in $EDITOR first).
+A stdio session runs a fresh copy of its recorded command; an HTTP session
+goes only to --replay-target, with credentials only from --replay-header.
+The viewer asks before a session's first send (--yes does not), and only
+reads and tools annotated read-only or idempotent are replayed unless --all.
+Replays go through mcpsnoop's capture into <state>/replays/<session-id>.jsonl.
+
 Inputs are those of check: log paths, session ids, directories, - for
 standard input (keys then come from the terminal), or --run ID. Without an
 argument the newest log in the state directory is opened.
@@ -41,7 +50,8 @@ argument the newest log in the state directory is opened.
 When stdout is not a terminal, open prints the stream as text instead, one
 line per frame (seq, time, direction, kind, method, tool, id, status,
 duration, and what the checker noted), and exits 0; --filter selects the
-lines. Exit 2 on a bad flag or an input that cannot be read.`,
+lines. Exit 2 on a bad flag, an input that cannot be read, or a stream
+that cannot be written (a full disk, a closed pipe).`,
 		Example: `  mcpsnoop open                                   # the newest session
   mcpsnoop open server.py-8933-e910199a9539
   mcpsnoop open --filter 'status:error' run.jsonl | less
@@ -52,6 +62,7 @@ lines. Exit 2 on a bad flag or an input that cannot be read.`,
 	f.StringVar(&o.run, "run", "", "open every session of one agent run (a run id, or latest)")
 	f.StringVar(&o.filter, "filter", "", "start with this filter (the / tokens, e.g. 'tool:search status:error'); without a terminal, print only the frames it selects")
 	o.redact.register(f)
+	o.replay.register(f)
 	return cmd
 }
 
@@ -69,6 +80,10 @@ func runOpen(cmd *cobra.Command, args []string, o openOptions) error {
 	if err != nil {
 		return openFail("--filter: %v", err)
 	}
+	header, err := o.replay.check()
+	if err != nil {
+		return openFail("%v", err)
+	}
 	var sessions map[string]bool
 	var inputs []capture.Input
 	if o.run != "" {
@@ -77,7 +92,7 @@ func runOpen(cmd *cobra.Command, args []string, o openOptions) error {
 			return openFail("%v", err)
 		}
 		inputs, sessions = sel.Inputs, sel.Sessions
-	} else if inputs, err = capture.ResolveInputs(args); err != nil {
+	} else if inputs, err = resolveCommandInputs(cmd, "open", args); err != nil {
 		return openFail("%v", err)
 	}
 	st, err := viewer.Load(inputs, viewer.LoadOptions{Redactor: red, Sessions: sessions, Stdin: cmd.InOrStdin()})
@@ -87,11 +102,13 @@ func runOpen(cmd *cobra.Command, args []string, o openOptions) error {
 	out := cmd.OutOrStdout()
 	if !isTerminal(out) {
 		if err := viewer.WriteText(out, st, filter); err != nil {
-			return &exitError{code: 1, msg: "mcpsnoop open: " + err.Error()}
+			// A full disk or a closed pipe: the stream did not get out.
+			return openFail("writing the stream to standard output: %v", err)
 		}
 		return nil
 	}
-	return runViewer(viewer.New(st, viewer.Options{Filter: filter, Export: viewerExporter(red)}), out, nil)
+	return runViewer(viewer.New(st, viewer.Options{Filter: filter, Export: viewerExporter(red),
+		Replay: viewerReplayer(o.replay, header, red, o.redact), ReplayYes: o.replay.yes}), out, nil)
 }
 
 // isTerminal reports whether w is a terminal (a test hook).

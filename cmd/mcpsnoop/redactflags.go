@@ -29,3 +29,21 @@ func (r *redactFlags) options() capture.RedactOptions {
 func (r *redactFlags) redactor() (*capture.Redactor, error) {
 	return capture.NewRedactor(r.options())
 }
+
+// args spells the flags out again, for a shim this command starts.
+func (r *redactFlags) args() []string {
+	var out []string
+	if r.secrets {
+		out = append(out, "--redact-secrets")
+	}
+	for _, k := range r.keys {
+		out = append(out, "--redact-key", k)
+	}
+	for _, v := range r.values {
+		out = append(out, "--redact-value", v)
+	}
+	for _, p := range r.paths {
+		out = append(out, "--redact-path", p)
+	}
+	return out
+}

@@ -9,15 +9,29 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
+	"github.com/spf13/cobra"
 )
 
 // runInputs are the logs --run and --runs look through: the ones named, or
 // every log in the state directory.
-func runInputs(args []string) ([]capture.Input, error) {
-	if len(args) > 0 {
-		return capture.ResolveInputs(args)
+func runInputs(args []string, note func(string)) ([]capture.Input, error) {
+	if len(args) == 0 {
+		args = []string{capture.SessionsDir()}
 	}
-	return capture.ResolveInputs([]string{capture.SessionsDir()})
+	return capture.ResolveInputsNoting(args, note)
+}
+
+// resolveCommandInputs resolves a command's log arguments (resolveInputs);
+// a *.jsonl entry of a directory that is skipped (a FIFO, a device) is said
+// on stderr, one line each.
+func resolveCommandInputs(cmd *cobra.Command, command string, args []string) ([]capture.Input, error) {
+	return resolveInputs(args, skipNote(cmd.ErrOrStderr(), command))
+}
+
+// skipNote writes what input resolution skipped to w.
+func skipNote(w io.Writer, command string) func(string) {
+	return func(msg string) { fmt.Fprintf(w, "mcpsnoop %s: note: %s\n", command, termsafe.Clean(msg, false)) }
 }
 
 // runSelection is what --run (and check's --runs) found: the logs read,
@@ -46,7 +60,7 @@ func selectRunInputs(command string, args []string, id string, stdin io.Reader, 
 			return sel, fmt.Errorf("--run reads the logs twice, so it cannot take standard input (-); save it to a file first")
 		}
 	}
-	inputs, err := runInputs(args)
+	inputs, err := runInputs(args, skipNote(stderr, command))
 	if err != nil {
 		return sel, err
 	}
@@ -57,7 +71,7 @@ func selectRunInputs(command string, args []string, id string, stdin io.Reader, 
 			if !skipBad {
 				return sel, err
 			}
-			fmt.Fprintf(stderr, "mcpsnoop %s: skipping %v\n", command, err)
+			fmt.Fprintf(stderr, "mcpsnoop %s: skipping %s\n", command, termsafe.Clean(err.Error(), false))
 			continue
 		}
 		sel.Inputs = append(sel.Inputs, in)
@@ -88,7 +102,7 @@ func lowerGCTarget() {
 // id  key_kind  label  sessions  requests  errors.
 func writeRuns(w io.Writer, runs []checker.Run) {
 	for _, r := range runs {
-		fmt.Fprintf(w, "%s  %s  %s  %d  %d  %d\n", r.ID, r.KeyKind, r.Label, len(r.SessionIDs), r.Requests, r.Errors)
+		fmt.Fprintf(w, "%s  %s  %s  %d  %d  %d\n", r.ID, r.KeyKind, termsafe.Clean(r.Label, false), len(r.SessionIDs), r.Requests, r.Errors)
 	}
 }
 

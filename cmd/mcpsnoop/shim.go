@@ -3,26 +3,39 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/capture/stdio"
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // shimOptions are the root command's flags: how to run the stdio shim.
 type shimOptions struct {
-	label     string
-	traceFile string
-	noTrace   bool
-	killGrace time.Duration
-	redact    redactFlags
+	label      string
+	traceFile  string
+	logDir     string
+	maxLogSize string
+	noTrace    bool
+	killGrace  time.Duration
+	redact     redactFlags
+}
+
+// registerLogFlags registers the flags that say where the log goes and how
+// big it may grow, shared by the shim and `mcpsnoop http`.
+func (o *shimOptions) registerLogFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.traceFile, "trace-file", "", "write the log to this file, appending (default <state>/sessions/<session-id>.jsonl)")
+	f.StringVar(&o.logDir, "log-dir", "", "write the log in this folder (created if missing) as <session-id>.jsonl, instead of <state>/sessions")
+	f.StringVar(&o.maxLogSize, "max-log-size", capture.FormatSize(capture.DefaultMaxLogSize), "stop logging past this size: later frames are dropped and counted, traffic is untouched (0: no bound)")
+	f.BoolVar(&o.noTrace, "no-trace", false, "forward only: no log, no state directory")
 }
 
 const shimUsage = "mcpsnoop [flags] -- <server command> [args...]"
@@ -37,8 +50,7 @@ func setUpShim(root *cobra.Command) {
 	f := root.Flags()
 	f.SetInterspersed(false)
 	f.StringVar(&o.label, "label", "", "server label in the log and its file name (default: derived from the command)")
-	f.StringVar(&o.traceFile, "trace-file", "", "write the log to this file, appending (default <state>/sessions/<session-id>.jsonl)")
-	f.BoolVar(&o.noTrace, "no-trace", false, "forward only: no log, no state directory")
+	o.registerLogFlags(f)
 	f.DurationVar(&o.killGrace, "kill-grace", stdio.DefaultKillGrace, "after passing on SIGINT, SIGTERM or SIGHUP, kill the server if it has not exited within this time")
 	o.redact.register(f)
 	root.RunE = func(cmd *cobra.Command, args []string) error {
@@ -53,10 +65,12 @@ func shimFail(format string, args ...any) error {
 
 // shimSettings are the flags merged over the config file.
 type shimSettings struct {
-	label     string
-	traceFile string
-	noTrace   bool
-	redactor  *capture.Redactor
+	label      string
+	traceFile  string
+	logDir     string
+	maxLogSize int64
+	noTrace    bool
+	redactor   *capture.Redactor
 }
 
 func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
@@ -77,14 +91,17 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 	if err != nil {
 		return shimFail("%v", err)
 	}
+	if !st.noTrace && st.traceFile != "" && sameFile(st.traceFile, cmd.OutOrStdout()) {
+		return shimFail("--trace-file %s is the shim's own stdout, which carries the server's messages to the client; name another file", st.traceFile)
+	}
 
 	stderr := cmd.ErrOrStderr()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, stdio.ForwardedSignals...)
 	defer signal.Stop(sigs)
 	// With SIGPIPE caught, a client that went away makes writes to stdout
-	// fail (and the shim carry on draining the server) instead of killing
-	// the shim outright.
+	// fail instead of killing the shim outright: the shim then ends the
+	// server (stdio.Shim) rather than leave it running.
 	pipes := make(chan os.Signal, 1)
 	signal.Notify(pipes, syscall.SIGPIPE)
 	defer signal.Stop(pipes)
@@ -135,9 +152,34 @@ func mergeShimSettings(cmd *cobra.Command, o *shimOptions, cfg *capture.Config, 
 		}
 		st.label = fallback // the command or target names no usable label
 	}
-	st.traceFile = o.traceFile
-	if !set("trace-file") && cfg.TraceFile != nil {
-		st.traceFile = *cfg.TraceFile
+	// Where the log goes is one setting with two forms: a flag for either
+	// replaces both keys of the file.
+	if set("trace-file") || set("log-dir") {
+		st.traceFile, st.logDir = o.traceFile, o.logDir
+	} else {
+		if cfg.TraceFile != nil {
+			st.traceFile = *cfg.TraceFile
+		}
+		if cfg.LogDir != nil {
+			st.logDir = *cfg.LogDir
+		}
+	}
+	if st.traceFile != "" && st.logDir != "" {
+		return st, errors.New("--trace-file and --log-dir both say where the log goes; give one")
+	}
+	if set("log-dir") && o.logDir == "" {
+		return st, errors.New("--log-dir is empty")
+	}
+	st.maxLogSize = capture.DefaultMaxLogSize
+	switch {
+	case set("max-log-size"):
+		n, err := capture.ParseSize(o.maxLogSize)
+		if err != nil {
+			return st, fmt.Errorf("--max-log-size: %v", err)
+		}
+		st.maxLogSize = n
+	case cfg.MaxLogSize != nil:
+		st.maxLogSize = *cfg.MaxLogSize
 	}
 	st.noTrace = o.noTrace
 	if !set("no-trace") && cfg.NoTrace != nil {
@@ -174,19 +216,27 @@ func openShimLog(st shimSettings, args []string, stderr io.Writer) *capture.LogW
 	}
 	fmt.Fprintf(stderr, "mcpsnoop: logging %q to %s (session %s)\n", strings.Join(st.redactor.Command(args), " "), path, sid)
 	return capture.NewLogWriter(f, capture.LogOptions{
-		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr,
+		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr, MaxSize: st.maxLogSize,
 	})
 }
 
-// openLog opens the log a capture writes: --trace-file, or a new session
-// log in the state directory. A log that cannot be opened is a warning on
-// stderr (prefixed by who) and a nil file: traffic is forwarded without one.
+// openLog opens the log a capture writes: --trace-file, a new session log
+// in --log-dir (created like mkdir -p, relative to the working directory),
+// or one in the state directory. A log that cannot be opened is a warning
+// on stderr (prefixed by who) and a nil file: traffic is forwarded without
+// one.
 func openLog(st shimSettings, stderr io.Writer, who string) (f *os.File, path, sid string) {
 	sid = capture.NewSessionID(st.label)
 	var err error
-	if st.traceFile != "" {
+	switch {
+	case st.traceFile != "":
 		f, path, err = capture.OpenLogFile(st.traceFile)
-	} else {
+	case st.logDir != "":
+		path = filepath.Join(st.logDir, sid+".jsonl")
+		if err = os.MkdirAll(st.logDir, 0o777); err == nil {
+			f, path, err = capture.OpenLogFile(path)
+		}
+	default:
 		f, path, err = capture.OpenSessionLog(sid)
 	}
 	if err != nil {
@@ -194,4 +244,20 @@ func openLog(st shimSettings, stderr io.Writer, who string) (f *os.File, path, s
 		return nil, path, sid
 	}
 	return f, path, sid
+}
+
+// sameFile reports whether path names the file w writes to: w is an
+// *os.File (a pipe, a terminal, a regular file) and path resolves to the
+// same one (/dev/stdout, /dev/fd/1, or the file stdout was redirected to).
+func sameFile(path string, w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
 }

@@ -41,21 +41,25 @@ func TestShim(t *testing.T) {
 		{"run-of-three", testShimRunOfThree},
 	}
 	tests = append(tests, shimFaultTests...)
+	tests = append(tests, shimLifetimeTests...)
+	tests = append(tests, shimLogDirTests...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, bins) })
 	}
 }
 
 type shimBins struct {
-	shim, server string
+	shim, server, client string
 }
 
 func buildShimBinaries(t *testing.T) shimBins {
 	t.Helper()
 	dir := t.TempDir()
-	b := shimBins{shim: mcpsnoopBinary(t), server: filepath.Join(dir, "sdkserver")}
-	if out, err := exec.Command("go", "build", "-o", b.server, "./testdata/sdkserver").CombinedOutput(); err != nil {
-		t.Fatalf("go build sdkserver: %v\n%s", err, out)
+	b := shimBins{shim: mcpsnoopBinary(t), server: filepath.Join(dir, "sdkserver"), client: filepath.Join(dir, "sdkclient")}
+	for _, prog := range []string{b.server, b.client} {
+		if out, err := exec.Command("go", "build", "-o", prog, "./testdata/"+filepath.Base(prog)).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", filepath.Base(prog), err, out)
+		}
 	}
 	return b
 }
@@ -192,23 +196,7 @@ func sessionLog(t *testing.T, home string) string {
 // shape: one session, seq 1, 2, 3, ... with the meta frame first.
 func readFrames(t *testing.T, path string) []capture.Frame {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := capture.NewReader(f, path)
-	var frames []capture.Frame
-	for {
-		fr, _, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		frames = append(frames, fr.Clone())
-	}
+	frames := readFramesLoose(t, path)
 	if len(frames) == 0 || frames[0].Direction != capture.Meta {
 		t.Fatalf("%s: no meta frame first: %+v", path, frames)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/export"
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"github.com/mcpsnoop/mcpsnoop/viewer"
 )
 
@@ -26,7 +27,11 @@ func viewerExporter(red *capture.Redactor) viewer.ExportFunc {
 		for i, p := range logPaths {
 			inputs[i] = capture.Input{Path: p, Name: p}
 		}
-		if in := sameAsInput(dest, inputs, nil); in != "" {
+		t, err := atomicfile.Resolve(dest, true)
+		if err != nil {
+			return err
+		}
+		if in := sameAsInput(t, inputs, nil); in != "" {
 			return fmt.Errorf("%s is the session's log %s", dest, in)
 		}
 		x, err := export.Load(newFormat(), inputs, nil, export.Options{
@@ -45,6 +50,11 @@ func viewerExporter(red *capture.Redactor) viewer.ExportFunc {
 		}
 		// The viewer owns the terminal: a warning would garble it, and the
 		// status line reports only the outcome.
-		return writeExportFile(dest, x, func(string) {})
+		// The terminal is the viewer's too: a descriptor name is refused
+		// rather than written over the screen.
+		if t.Kind == atomicfile.Descriptor {
+			return fmt.Errorf("%s is a descriptor of the viewer's own; name a file", dest)
+		}
+		return writeExportFile(dest, x, atomicfile.Options{}, func(string) {})
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/clientconfig"
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
 
@@ -19,112 +21,180 @@ func init() {
 	registerCommand(newUnwrapCmd)
 }
 
-// clientClaudeDesktop is the only client wrap knows so far.
+// clientClaudeDesktop is the client wrap edits when none is named.
 const clientClaudeDesktop = "claude-desktop"
 
 type wrapOptions struct {
 	client string
+	global bool
 	config string
+	all    bool
 	dryRun bool
+	label  string // wrap only
+	logDir string // wrap only
 }
 
 func (o *wrapOptions) register(cmd *cobra.Command) {
 	cmd.ValidArgsFunction = o.completeServers
 	f := cmd.Flags()
-	f.StringVar(&o.client, "client", clientClaudeDesktop, "client whose config to edit (only claude-desktop so far)")
-	f.StringVar(&o.config, "config", "", "config file to edit (default: Claude Desktop's claude_desktop_config.json in the OS user config folder)")
+	f.StringVar(&o.client, "client", clientClaudeDesktop, "client whose config to edit: "+strings.Join(clientconfig.ClientNames(), ", "))
+	f.BoolVar(&o.global, "global", false, "edit the client's user-wide config (~/.cursor/mcp.json for cursor) instead of the project's")
+	f.StringVar(&o.config, "config", "", "config file to edit, of any of those clients' shapes (default: the client's own)")
+	f.BoolVar(&o.all, "all", false, "every server of the config, instead of the ones named")
 	f.BoolVar(&o.dryRun, "dry-run", false, "show the change, write nothing")
 }
 
 func newWrapCmd() *cobra.Command {
 	var o wrapOptions
 	cmd := &cobra.Command{
-		Use:   "wrap SERVER",
-		Short: "Route a Claude Desktop MCP server through mcpsnoop",
-		Long: `Wrap edits Claude Desktop's config so that the server SERVER (a key under
-"mcpServers") starts through mcpsnoop: its command becomes this mcpsnoop
-binary and its args "--" followed by the old command and args, so every
-session it has is recorded. Restart Claude Desktop to apply it.
+		Use:   "wrap SERVER... | --all",
+		Short: "Route MCP servers of a client's config through mcpsnoop",
+		Long: `Wrap edits an MCP client's config so that the server SERVER (a key under
+"mcpServers", or "servers" for VS Code) starts through mcpsnoop: its command
+becomes this mcpsnoop binary and its args the shim's flags (--label, by
+default the server's key, and --log-dir when given), "--" and the old
+command and args, so every session it has is recorded. Restart the server
+in the client to apply it.
 
-Only that server's entry is rewritten (its keys come out sorted); every other
-byte of the file stays as it was. Before the first change the file is saved
-as <config>.mcpsnoop.bak. Wrapping a server that already runs mcpsnoop does
-nothing. "mcpsnoop unwrap SERVER" undoes it.
+Clients (--client): claude-desktop (claude_desktop_config.json in the user
+config folder, the default), claude-code (.mcp.json in the current
+directory), cursor (.cursor/mcp.json in the current directory, or
+~/.cursor/mcp.json with --global) and vscode (.vscode/mcp.json in the
+current directory). --config names any file of those shapes.
+
+Only that server's entry is rewritten (its keys come out sorted, unless it
+holds comments: then only its command and args change, in place); every
+other byte of the file, comments and trailing commas included, stays as it
+was. Before the first change the file is saved as <config>.mcpsnoop.bak.
+Wrapping a server that already runs mcpsnoop does nothing. A remote server
+(one with a url) is not wrapped: wrap prints the "mcpsnoop http" command
+that records it instead. "mcpsnoop unwrap SERVER" undoes it.
 
 Exit codes: 0 done or nothing to do; 1 the config is missing, malformed,
 changed meanwhile or could not be written; 2 bad flag, unknown server, or a
 server that is not started from a command.`,
 		Example: `  mcpsnoop wrap filesystem
+  mcpsnoop wrap --client claude-code --all --log-dir artifacts/mcp
+  mcpsnoop wrap --client vscode --label fs-ci files
   mcpsnoop wrap --dry-run --config ./claude_desktop_config.json github`,
-		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runWrap(cmd, args[0], o, true)
+			return runWrap(cmd, args, o, true)
 		},
 	}
 	o.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.label, "label", "", "label the shim gives the server's sessions (default: the server's key in the config); one server only")
+	f.StringVar(&o.logDir, "log-dir", "", "folder the shim writes the session logs to (made absolute; default: the state directory)")
 	return cmd
 }
 
 func newUnwrapCmd() *cobra.Command {
 	var o wrapOptions
 	cmd := &cobra.Command{
-		Use:   "unwrap SERVER",
-		Short: "Stop routing a Claude Desktop MCP server through mcpsnoop",
+		Use:   "unwrap SERVER... | --all",
+		Short: "Stop routing MCP servers of a client's config through mcpsnoop",
 		Long: `Unwrap undoes "mcpsnoop wrap SERVER": the command and args after the first
 "--" of the entry become its command and args again. When the file then
 means the same as the backup wrap saved, the backup's bytes are written back
-as they were. Once no server in the file runs mcpsnoop the backup is
-removed. Unwrapping a server that does not run mcpsnoop does nothing.
+as they were (comments included). Once no server in the file runs mcpsnoop
+the backup is removed. Unwrapping a server that does not run mcpsnoop does
+nothing. --client, --global and --config find the file as for wrap.
 
 Exit codes: 0 done or nothing to do; 1 the config is missing, malformed,
 changed meanwhile or could not be written; 2 bad flag or unknown server.`,
-		Example: `  mcpsnoop unwrap filesystem`,
-		Args:    cobra.ExactArgs(1),
+		Example: `  mcpsnoop unwrap filesystem
+  mcpsnoop unwrap --client claude-code --all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runWrap(cmd, args[0], o, false)
+			return runWrap(cmd, args, o, false)
 		},
 	}
 	o.register(cmd)
 	return cmd
 }
 
-// configPath is the config file to edit: --config, else Claude Desktop's.
-func (o *wrapOptions) configPath(cmd *cobra.Command) (string, error) {
+// target is the config to edit and how to read it.
+type wrapTarget struct {
+	path   string
+	keys   []string // where servers may be listed (nil: any shape)
+	client *clientconfig.Client
+}
+
+// target finds the config file: --config, else the client's own.
+func (o *wrapOptions) target(cmd *cobra.Command) (wrapTarget, error) {
+	c, ok := clientconfig.LookupClient(o.client)
+	if !ok {
+		return wrapTarget{}, fmt.Errorf("unknown --client %q: use %s", o.client, strings.Join(clientconfig.ClientNames(), ", "))
+	}
+	clientNamed := cmd.Flags().Changed("client")
 	if cmd.Flags().Changed("config") {
 		if o.config == "" {
-			return "", errors.New("--config must name a file")
+			return wrapTarget{}, errors.New("--config must name a file")
 		}
-		return o.config, nil
+		if o.global {
+			return wrapTarget{}, errors.New("--global and --config both say which file to edit; give one")
+		}
+		t := wrapTarget{path: o.config}
+		if clientNamed {
+			t.keys, t.client = []string{c.Key}, &c
+		}
+		return t, nil
 	}
-	dir, err := os.UserConfigDir()
+	var dirs clientconfig.Dirs
+	var dirErr error
+	var err error
+	if dirs.Work, err = os.Getwd(); err != nil {
+		dirErr = err
+	}
+	if dirs.Home, err = os.UserHomeDir(); err != nil && dirErr == nil {
+		dirErr = err
+	}
+	if dirs.Config, err = os.UserConfigDir(); err != nil && dirErr == nil {
+		dirErr = err
+	}
+	path, err := c.Path(dirs, o.global)
 	if err != nil {
-		return "", fmt.Errorf("finding Claude Desktop's config: %v; name it with --config", err)
+		return wrapTarget{}, err
 	}
-	return clientconfig.DefaultPath(dir), nil
+	if !filepath.IsAbs(path) {
+		return wrapTarget{}, fmt.Errorf("finding %s's config: %v; name it with --config", c.Title, dirErr)
+	}
+	return wrapTarget{path: path, keys: []string{c.Key}, client: &c}, nil
 }
 
 // completeServers offers the server names of the config for SERVER.
 func (o *wrapOptions) completeServers(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	path, err := o.configPath(cmd)
+	t, err := o.target(cmd)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(t.path)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	names, _ := clientconfig.ServerNames(data)
-	return names, cobra.ShellCompDirectiveNoFileComp
+	names, _ := clientconfig.ServerNames(data, t.keys)
+	var out []string
+	for _, n := range names {
+		if !containsString(args, n) {
+			out = append(out, n)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // executablePath is the running binary, the command a wrapped entry gets.
 // It is a variable so tests can give a name wrap recognises.
 var executablePath = os.Executable
 
-func runWrap(cmd *cobra.Command, server string, o wrapOptions, wrap bool) error {
+func runWrap(cmd *cobra.Command, names []string, o wrapOptions, wrap bool) error {
 	verb := "unwrap"
 	if wrap {
 		verb = "wrap"
@@ -132,17 +202,78 @@ func runWrap(cmd *cobra.Command, server string, o wrapOptions, wrap bool) error 
 	fail := func(code int, err error) error {
 		return &exitError{code: code, msg: "mcpsnoop " + verb + ": " + err.Error()}
 	}
-	if o.client != clientClaudeDesktop {
-		return fail(2, fmt.Errorf("unknown --client %q: only %s is supported", o.client, clientClaudeDesktop))
+	switch {
+	case o.all && len(names) > 0:
+		return fail(2, errors.New("--all takes no server names; give either"))
+	case !o.all && len(names) == 0:
+		return fail(2, errors.New("name a server, or give --all"))
+	case o.label != "" && (o.all || len(names) > 1):
+		return fail(2, errors.New("--label names one server's sessions; wrap that server on its own"))
+	case cmd.Flags().Changed("label") && o.label == "":
+		return fail(2, errors.New("--label must not be empty"))
+	case cmd.Flags().Changed("log-dir") && o.logDir == "":
+		return fail(2, errors.New("--log-dir must name a folder"))
 	}
-	path, err := o.configPath(cmd)
+	if o.label != "" {
+		if err := capture.ValidateLabel(o.label); err != nil {
+			return fail(2, fmt.Errorf("--label: %v", err))
+		}
+	}
+	t, err := o.target(cmd)
 	if err != nil {
 		return fail(2, err)
 	}
+	logDir := o.logDir
+	if logDir != "" {
+		// The client picks the server's working directory, so a relative
+		// folder would land wherever that is.
+		if logDir, err = filepath.Abs(logDir); err != nil {
+			return fail(2, fmt.Errorf("--log-dir: %v", err))
+		}
+	}
 
-	var res clientconfig.Outcome
+	// Read the file once up front: a malformed config, or a name it does
+	// not have, stops everything before anything is written.
+	data, err := os.ReadFile(t.path)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", t.path, atomicfile.PlainError(err))
+		if errors.Is(err, fs.ErrNotExist) && !cmd.Flags().Changed("config") {
+			err = fmt.Errorf("%w (%s)", err, missingConfigHint(t.client))
+		}
+		return fail(1, err)
+	}
+	servers, _, err := clientconfig.Servers(data, t.keys)
+	if err != nil {
+		return fail(1, fmt.Errorf("%s: %w", t.path, err))
+	}
+	out := cmd.OutOrStdout()
+	var todo []string
+	if o.all {
+		for _, s := range servers {
+			switch {
+			case wrap && s.URL != "":
+				fmt.Fprintf(out, "skipped %q: it is a remote server; %s\n", s.Name, httpHint(s.Name, s.URL, logDir))
+			case wrap && s.Err != nil:
+				fmt.Fprintf(out, "skipped %q: %v\n", s.Name, s.Err)
+			case !wrap && !s.Wrapped:
+			default:
+				todo = append(todo, s.Name)
+			}
+		}
+		if len(todo) == 0 && !wrap {
+			fmt.Fprintf(out, "no server runs mcpsnoop in %s; nothing to do\n", t.path)
+		}
+	} else {
+		for _, name := range names {
+			if err := checkServer(servers, name, t.path, data, t.keys, wrap, logDir); err != nil {
+				return fail(2, err)
+			}
+		}
+		todo = names
+	}
+
 	var binary string
-	if wrap {
+	if wrap && len(todo) > 0 {
 		if binary, err = executablePath(); err == nil {
 			// No symbolic-link resolution of our own (some systems
 			// resolve already): a link such as /usr/local/bin/mcpsnoop
@@ -155,25 +286,123 @@ func runWrap(cmd *cobra.Command, server string, o wrapOptions, wrap bool) error 
 		if strings.Contains(binary, string(filepath.Separator)+"go-build") && !o.dryRun {
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpsnoop wrap: warning: %s is a temporary build from go run and will disappear; install mcpsnoop (go install ./cmd/mcpsnoop) and wrap again\n", binary)
 		}
-		res, err = clientconfig.WrapFile(path, server, binary, o.dryRun)
-	} else {
-		res, err = clientconfig.UnwrapFile(path, server, o.dryRun)
 	}
-	if err != nil {
-		var ie *clientconfig.InputError
-		if errors.As(err, &ie) {
-			return fail(2, err)
+	changed := false
+	for _, name := range todo {
+		var res clientconfig.Outcome
+		if wrap {
+			shimArgs, note := wrapShimArgs(name, o.label, logDir)
+			if note != "" {
+				fmt.Fprintln(out, note)
+			}
+			res, err = clientconfig.WrapFile(t.path, name, clientconfig.WrapOptions{Keys: t.keys, Binary: binary, ShimArgs: shimArgs}, o.dryRun)
+		} else {
+			res, err = clientconfig.UnwrapFile(t.path, name, t.keys, o.dryRun)
 		}
-		if errors.Is(err, fs.ErrNotExist) && !cmd.Flags().Changed("config") {
-			err = fmt.Errorf("%w (is Claude Desktop installed? name its config with --config)", err)
+		if err != nil {
+			var ie *clientconfig.InputError
+			if errors.As(err, &ie) {
+				return fail(2, err)
+			}
+			return fail(1, err)
 		}
-		return fail(1, err)
+		changed = changed || res.Changed
+		writeWrapOutcome(cmd, verb, name, t.path, res, o.dryRun, o.label != "" || o.logDir != "")
 	}
-	writeWrapOutcome(cmd, verb, server, path, res, o.dryRun)
+	if changed && !o.dryRun {
+		apply := "restart the client, or the server in it, to apply it"
+		if t.client != nil {
+			apply = t.client.Apply
+		}
+		fmt.Fprintln(out, apply)
+	}
 	return nil
 }
 
-func writeWrapOutcome(cmd *cobra.Command, verb, server, path string, res clientconfig.Outcome, dryRun bool) {
+// checkServer refuses a name wrap cannot act on, before anything is
+// written: one the config does not have, or (for wrap) one that is not
+// started from a command, whose message shows the mcpsnoop http command
+// that records it.
+func checkServer(servers []clientconfig.Server, name, path string, data []byte, keys []string, wrap bool, logDir string) error {
+	for _, s := range servers {
+		if s.Name != name {
+			continue
+		}
+		if !wrap || s.Err == nil {
+			return nil
+		}
+		var ie *clientconfig.InputError
+		if errors.As(s.Err, &ie) && ie.URL != "" {
+			return fmt.Errorf("%s: %v; %s", path, s.Err, httpHint(name, ie.URL, logDir))
+		}
+		return fmt.Errorf("%s: %w", path, s.Err)
+	}
+	// Unknown: let the package say so, with the servers there are.
+	var err error
+	if wrap {
+		_, _, _, err = clientconfig.Wrap(data, name, clientconfig.WrapOptions{Keys: keys})
+	} else {
+		_, _, _, err = clientconfig.Unwrap(data, name, keys)
+	}
+	if err == nil {
+		err = fmt.Errorf("no server %q", name)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// wrapShimArgs are the shim flags a wrapped entry gets: --label (the one
+// given, else the server's key when that is a usable label) and --log-dir.
+// note explains a key that cannot be a label.
+func wrapShimArgs(name, label, logDir string) (args []string, note string) {
+	if label == "" {
+		if err := capture.ValidateLabel(name); err != nil {
+			note = fmt.Sprintf("note: the key %q cannot be a label (%v), so the shim names %q's logs after its command; give --label to choose", name, err, name)
+		} else {
+			label = name
+		}
+	}
+	if label != "" {
+		args = append(args, "--label", label)
+	}
+	if logDir != "" {
+		args = append(args, "--log-dir", logDir)
+	}
+	return args, note
+}
+
+// httpHint is the command that records a remote server instead.
+func httpHint(name, url, logDir string) string {
+	args := []string{"mcpsnoop", "http", "--target", shellWord(url)}
+	if capture.ValidateLabel(name) == nil {
+		args = append(args, "--label", shellWord(name))
+	}
+	if logDir != "" {
+		args = append(args, "--log-dir", shellWord(logDir))
+	}
+	return fmt.Sprintf("to record it, run %q and point %q at the address it listens on (127.0.0.1:7000 unless --listen says otherwise)", strings.Join(args, " "), name)
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:@%+=,-", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func missingConfigHint(c *clientconfig.Client) string {
+	if c == nil {
+		return "name the config with --config"
+	}
+	if c.Name == clientClaudeDesktop {
+		return "is Claude Desktop installed? name its config with --config"
+	}
+	return fmt.Sprintf("%s's config is %s; run mcpsnoop there, or name the file with --config", c.Title, c.Where())
+}
+
+func writeWrapOutcome(cmd *cobra.Command, verb, server, path string, res clientconfig.Outcome, dryRun, flagsGiven bool) {
 	out := cmd.OutOrStdout()
 	if !res.Changed {
 		state := "already wrapped"
@@ -181,6 +410,9 @@ func writeWrapOutcome(cmd *cobra.Command, verb, server, path string, res clientc
 			state = "not wrapped"
 		}
 		fmt.Fprintf(out, "%q is %s in %s; nothing to do\n", server, state, path)
+		if verb == "wrap" && flagsGiven {
+			fmt.Fprintf(out, "(its flags stay as they are: unwrap it and wrap it again to change --label or --log-dir)\n")
+		}
 		return
 	}
 	if dryRun {
@@ -212,5 +444,4 @@ func writeWrapOutcome(cmd *cobra.Command, verb, server, path string, res clientc
 	if res.BackupRemoved {
 		fmt.Fprintf(out, "removed %s: no server runs mcpsnoop any more\n", res.Backup)
 	}
-	fmt.Fprintln(out, "restart Claude Desktop to apply it")
 }

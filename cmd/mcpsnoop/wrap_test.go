@@ -32,7 +32,7 @@ const oddConfig = "{\n\t\"globalShortcut\" :  \"Ctrl+Space\",\n" +
 // The filesystem entry's value as written in oddConfig.
 const oddEntry = "{\n\t\t\t\"command\": \"npx\",\n\t\t\t\"args\":[\"-y\", \"@modelcontextprotocol/server-filesystem\",  \"/Users/zoë/Документы\"],\n\t\t\t\"env\": {\"A&B\": \"<x>\"}\n\t\t}"
 
-const oddWrapped = "{\n\t\t\t\"args\": [\n\t\t\t\t\"--\",\n\t\t\t\t\"npx\",\n\t\t\t\t\"-y\",\n\t\t\t\t\"@modelcontextprotocol/server-filesystem\",\n\t\t\t\t\"/Users/zoë/Документы\"\n\t\t\t],\n" +
+const oddWrapped = "{\n\t\t\t\"args\": [\n\t\t\t\t\"--label\",\n\t\t\t\t\"filesystem\",\n\t\t\t\t\"--\",\n\t\t\t\t\"npx\",\n\t\t\t\t\"-y\",\n\t\t\t\t\"@modelcontextprotocol/server-filesystem\",\n\t\t\t\t\"/Users/zoë/Документы\"\n\t\t\t],\n" +
 	"\t\t\t\"command\": \"/opt/mcpsnoop/bin/mcpsnoop\",\n\t\t\t\"env\": {\n\t\t\t\t\"A&B\": \"<x>\"\n\t\t\t}\n\t\t}"
 
 func wrapRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -66,13 +66,13 @@ func TestWrapUnwrap(t *testing.T) {
 		config string
 		backup bool
 	}{
-		{[]string{"wrap", "--dry-run"}, "would wrap \"filesystem\" in $CFG; its entry would become:\n  {\n    \"args\": [\n      \"--\",\n      \"npx\",\n      \"-y\",\n" +
+		{[]string{"wrap", "--dry-run"}, "would wrap \"filesystem\" in $CFG; its entry would become:\n  {\n    \"args\": [\n      \"--label\",\n      \"filesystem\",\n      \"--\",\n      \"npx\",\n      \"-y\",\n" +
 			"      \"@modelcontextprotocol/server-filesystem\",\n      \"/Users/zoë/Документы\"\n    ],\n    \"command\": \"/opt/mcpsnoop/bin/mcpsnoop\",\n" +
 			"    \"env\": {\n      \"A&B\": \"<x>\"\n    }\n  }\nand the file as it is now would be saved to $CFG.mcpsnoop.bak\n", oddConfig, false},
-		{[]string{"wrap"}, "wrapped \"filesystem\" in $CFG\nsaved the file as it was to $CFG.mcpsnoop.bak\nrestart Claude Desktop to apply it\n", wrapped, true},
+		{[]string{"wrap"}, "wrapped \"filesystem\" in $CFG\nsaved the file as it was to $CFG.mcpsnoop.bak\nrestart the client, or the server in it, to apply it\n", wrapped, true},
 		{[]string{"wrap"}, "\"filesystem\" is already wrapped in $CFG; nothing to do\n", wrapped, true},
 		{[]string{"unwrap"}, "unwrapped \"filesystem\" in $CFG\nrestored the file exactly as it was before the first wrap\n" +
-			"removed $CFG.mcpsnoop.bak: no server runs mcpsnoop any more\nrestart Claude Desktop to apply it\n", oddConfig, false},
+			"removed $CFG.mcpsnoop.bak: no server runs mcpsnoop any more\nrestart the client, or the server in it, to apply it\n", oddConfig, false},
 		{[]string{"unwrap"}, "\"filesystem\" is not wrapped in $CFG; nothing to do\n", oddConfig, false},
 	}
 	for i, s := range steps {
@@ -105,7 +105,13 @@ func TestWrapBadInput(t *testing.T) {
 	cfg := filepath.Join(dir, "claude_desktop_config.json")
 	writeFile(t, cfg, []byte(oddConfig))
 	broken := filepath.Join(dir, "broken.json")
-	writeFile(t, broken, []byte(`{"mcpServers": {"a": {"command": "x"},}}`))
+	writeFile(t, broken, []byte(`{"mcpServers": {"a": {"command": "x"},,}}`))
+	shapeless := filepath.Join(dir, "shapeless.json")
+	writeFile(t, shapeless, []byte(`{"mcpServers": [{"name": "a", "command": "x"}]}`))
+	other := filepath.Join(dir, "package.json")
+	writeFile(t, other, []byte(`{"name": "x", "scripts": {}}`))
+	vscode := filepath.Join(dir, "vscode.json")
+	writeFile(t, vscode, []byte("{\"servers\": {\"a\": {\"command\": \"x\"}}} // VS Code\n"))
 	missing := filepath.Join(dir, "missing.json")
 	tests := []struct {
 		name string
@@ -115,13 +121,29 @@ func TestWrapBadInput(t *testing.T) {
 	}{
 		{"unknown server", []string{"wrap", "--config", cfg, "slack"}, 2,
 			`mcpsnoop wrap: ` + cfg + `: no server "slack" under "mcpServers" (servers: filesystem, github, remote)`},
-		{"remote server", []string{"wrap", "--config", cfg, "remote"}, 2,
-			`mcpsnoop wrap: ` + cfg + `: server "remote" is not a stdio server (it has no command); only servers started from a command can be wrapped`},
+		{"remote server", []string{"wrap", "--config", cfg, "--log-dir", "/ci/logs", "remote"}, 2,
+			`mcpsnoop wrap: ` + cfg + `: server "remote" is a remote server (url https://example.com/mcp); only servers started from a command can be wrapped; ` +
+				`to record it, run "mcpsnoop http --target https://example.com/mcp --label remote --log-dir /ci/logs" and point "remote" at the address it listens on`},
+		{"remote among others", []string{"wrap", "--config", cfg, "github", "remote"}, 2, `mcpsnoop wrap: ` + cfg + `: server "remote" is a remote server`},
+		{"unknown among others", []string{"unwrap", "--config", cfg, "github", "slack"}, 2, `mcpsnoop unwrap: ` + cfg + `: no server "slack" under "mcpServers" (servers: filesystem, github, remote)`},
+		{"label for several", []string{"wrap", "--config", cfg, "--label", "x", "github", "filesystem"}, 2, "mcpsnoop wrap: --label names one server's sessions; wrap that server on its own"},
+		{"label with --all", []string{"wrap", "--config", cfg, "--label", "x", "--all"}, 2, "mcpsnoop wrap: --label names one server's sessions"},
+		{"bad label", []string{"wrap", "--config", cfg, "--label", "a/b", "github"}, 2, `mcpsnoop wrap: --label: label "a/b" contains a slash`},
+		{"empty label", []string{"wrap", "--config", cfg, "--label", "", "github"}, 2, "mcpsnoop wrap: --label must not be empty"},
+		{"empty log dir", []string{"wrap", "--config", cfg, "--log-dir", "", "github"}, 2, "mcpsnoop wrap: --log-dir must name a folder"},
+		{"all and names", []string{"wrap", "--config", cfg, "--all", "github"}, 2, "mcpsnoop wrap: --all takes no server names; give either"},
+		{"global and config", []string{"wrap", "--config", cfg, "--global", "github"}, 2, "mcpsnoop wrap: --global and --config both say which file to edit; give one"},
+		{"global for vscode", []string{"wrap", "--client", "vscode", "--global", "github"}, 2, "mcpsnoop wrap: --global: VS Code has no user-wide config that mcpsnoop knows; name the file with --config"},
+		{"unknown shape", []string{"wrap", "--config", shapeless, "a"}, 1, "mcpsnoop wrap: " + shapeless + ": mcpServers is not a JSON object"},
+		{"not a client config", []string{"unwrap", "--config", other, "a"}, 1, "mcpsnoop unwrap: " + other + `: not an MCP client config: it has no "mcpServers" or "servers" object`},
+		{"not a client config, --all", []string{"wrap", "--config", other, "--all"}, 1, "mcpsnoop wrap: " + other + `: not an MCP client config: it has no "mcpServers" or "servers" object`},
+		{"claude desktop config without servers", []string{"wrap", "--client", "claude-desktop", "--config", other, "a"}, 2, "mcpsnoop wrap: " + other + `: no server "a": the config lists no servers under "mcpServers"`},
+		{"vscode file as claude-code", []string{"wrap", "--client", "claude-code", "--config", vscode, "a"}, 2, "mcpsnoop wrap: " + vscode + `: no server "a": the config lists no servers under "mcpServers"`},
 		{"unwrap unknown server", []string{"unwrap", "--config", cfg, "slack"}, 2, `mcpsnoop unwrap: ` + cfg + `: no server "slack"`},
 		{"empty --config", []string{"wrap", "--config", "", "github"}, 2, "mcpsnoop wrap: --config must name a file"},
-		{"unknown client", []string{"unwrap", "--client", "cursor", "--config", cfg, "github"}, 2,
-			`mcpsnoop unwrap: unknown --client "cursor": only claude-desktop is supported`},
-		{"no server named", []string{"wrap", "--config", cfg}, 2, "mcpsnoop: accepts 1 arg(s), received 0"},
+		{"unknown client", []string{"unwrap", "--client", "zed", "--config", cfg, "github"}, 2,
+			`mcpsnoop unwrap: unknown --client "zed": use claude-desktop, claude-code, cursor, vscode`},
+		{"no server named", []string{"wrap", "--config", cfg}, 2, "mcpsnoop wrap: name a server, or give --all"},
 		{"missing config", []string{"wrap", "--config", missing, "github"}, 1, "mcpsnoop wrap: " + missing + ": no such file or directory"},
 		{"unwrap missing config", []string{"unwrap", "--config", missing, "github"}, 1, "mcpsnoop unwrap: " + missing + ": no such file or directory"},
 		{"malformed config", []string{"wrap", "--config", broken, "a"}, 1, "mcpsnoop wrap: " + broken + ": not valid JSON: "},

@@ -278,7 +278,7 @@
     var c = el("div", { cls: cls, "data-seq": ev.seq }, head);
     if (ev.warning) c.appendChild(el("details", { cls: "warning", open: "" }, el("summary", { text: "Warning" }), el("div", { cls: "warning-text", text: ev.warning })));
     if (ev.errors) c.appendChild(el("details", { cls: "errors", open: "" }, el("summary", { text: "Errors" }), el("div", { text: ev.errors.join("; ") })));
-    if (ev.deprecated) c.appendChild(el("details", null, el("summary", { text: "Deprecated" }), el("div", { text: ev.deprecation || "" })));
+    if (ev.deprecated) c.appendChild(el("details", null, el("summary", { text: "Deprecated" }), el("div", { text: ev.deprecated })));
     if (ev.observation) c.appendChild(el("details", { open: "" }, el("summary", { text: "Observation" }), el("div", { text: ev.observation })));
     if (ev.auth_challenge) c.appendChild(el("div", { cls: "note", text: "WWW-Authenticate: " + ev.auth_challenge }));
     if (ev.cache_ttl_ms !== undefined || ev.cache_scope) c.appendChild(el("div", { cls: "note", text: "cache: ttl " + (ev.cache_ttl_ms === undefined ? "-" : ev.cache_ttl_ms + " ms") + (ev.cache_scope ? ", scope " + ev.cache_scope : "") }));

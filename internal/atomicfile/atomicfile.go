@@ -1,6 +1,18 @@
-// Package atomicfile writes files so that readers never see half of one: the
-// content goes to a temporary file in the target's folder, which is then
-// renamed over the target.
+// Package atomicfile writes the files commands produce, every one by the
+// same rule, so that an output flag never harms what it names:
+//
+//   - a regular file is replaced atomically: the content goes to a
+//     temporary file in the same folder, renamed over it once complete, so
+//     a reader never sees half of it and a failure leaves it as it was;
+//   - a symbolic link is followed and its target replaced; the link stays;
+//   - anything that is not a regular file (a character device such as
+//     /dev/null, a FIFO) is opened and written through, never replaced;
+//   - -, /dev/stdout, /dev/stderr and /dev/fd/N name the process's own
+//     descriptors and are written through too, even when the shell
+//     redirected one to a regular file.
+//
+// Resolve says which case a name is; Open writes one output as a stream,
+// WriteAll several from memory as one step.
 package atomicfile
 
 import (
@@ -11,63 +23,74 @@ import (
 	"path/filepath"
 )
 
-// File is one file to write.
+// File is one output to write from memory.
 type File struct {
 	Path string
 	Data []byte
-	Perm os.FileMode
+	Perm os.FileMode // a new file's mode; an existing one keeps its own
 }
 
-// Write replaces path with data, atomically.
+// Write writes data to path by the package's rule.
 func Write(path string, data []byte, perm os.FileMode) error {
-	return WriteAll([]File{{Path: path, Data: data, Perm: perm}})
+	return WriteAll([]File{{Path: path, Data: data, Perm: perm}}, Options{})
 }
 
-// WriteAll writes several files as one step as far as a file system allows:
-// every target is checked and every temporary file written before the first
-// rename, so a bad path or a full disk leaves all targets as they were.
-func WriteAll(files []File) error {
-	for _, f := range files {
-		if err := checkTarget(f.Path); err != nil {
-			return err
-		}
-	}
-	temps := make([]string, 0, len(files))
-	cleanup := func() {
-		for _, t := range temps {
-			os.Remove(t)
-		}
-	}
-	for _, f := range files {
-		tmp, err := writeTemp(f)
+// WriteAll writes several outputs as one step as far as a file system
+// allows: every name is resolved and every temporary file written before
+// the first file is replaced or anything is written through, so a bad name
+// or a full disk leaves every output as it was.
+func WriteAll(files []File, o Options) error {
+	targets := make([]Target, len(files))
+	for i, f := range files {
+		t, err := Resolve(f.Path, o.MkdirAll)
 		if err != nil {
-			cleanup()
 			return err
 		}
-		temps = append(temps, tmp)
+		targets[i] = t
+	}
+	outs := make([]*Output, len(files))
+	abort := func() {
+		for _, out := range outs {
+			if out != nil {
+				out.Abort()
+			}
+		}
 	}
 	for i, f := range files {
-		if err := os.Rename(temps[i], f.Path); err != nil {
-			cleanup()
-			return fmt.Errorf("write %s: %w", f.Path, PlainError(err))
+		if targets[i].Kind != Replaced {
+			continue // opened when its turn comes: nothing goes through early
 		}
+		out, err := OpenTarget(targets[i], f.Perm, o)
+		if err == nil {
+			_, err = out.Write(f.Data)
+		}
+		if err != nil {
+			if out != nil {
+				out.Abort()
+			}
+			abort()
+			return err
+		}
+		outs[i] = out
 	}
-	return nil
-}
-
-// checkTarget fails early, with a plain reason, on a path that cannot be
-// written: a missing folder, or a directory where the file should go.
-func checkTarget(path string) error {
-	dir := filepath.Dir(path)
-	info, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return fmt.Errorf("write %s: folder %s: %w", path, dir, PlainError(err))
-	case !info.IsDir():
-		return fmt.Errorf("write %s: %s is not a folder", path, dir)
-	}
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		return fmt.Errorf("write %s: is a directory", path)
+	for i, f := range files {
+		out := outs[i]
+		if out == nil {
+			var err error
+			if out, err = OpenTarget(targets[i], f.Perm, o); err != nil {
+				abort()
+				return err
+			}
+			outs[i] = out
+			if _, err := out.Write(f.Data); err != nil {
+				abort()
+				return err
+			}
+		}
+		if err := out.Commit(); err != nil {
+			abort()
+			return err
+		}
 	}
 	return nil
 }
@@ -93,7 +116,7 @@ func WriteNew(path string, data []byte, perm os.FileMode) (created bool, err err
 }
 
 func writeTemp(f File) (string, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(f.Path), "."+filepath.Base(f.Path)+".tmp-*")
+	tmp, err := createTemp(filepath.Dir(f.Path), "."+filepath.Base(f.Path)+".tmp-*")
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", f.Path, PlainError(err))
 	}

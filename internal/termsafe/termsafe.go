@@ -1,6 +1,10 @@
 // Package termsafe makes text that came off the wire safe to print on a
-// terminal, for every command that shows frames to a person (the viewer,
-// the text export).
+// terminal or into a CI log. It is the one escaping every output a person
+// reads goes through: check's text report, export -T text, diff, the
+// viewer, the runs and baseline listings and the GitHub job summary. A
+// session id, a server label, a tool name or a message is peer-controlled,
+// and without it could move the cursor, forge a "check passed" line or
+// start a line a CI runner obeys as a command.
 package termsafe
 
 import (

@@ -1,15 +1,19 @@
 // Command sdkserver is the MCP server the shim's integration tests run as a
 // real process behind the real mcpsnoop binary. It is built by the tests.
 //
-//	sdkserver [-tee-in FILE] [-tee-out FILE] [-mode sdk|cat|ignore-term]
+//	sdkserver [-tee-in FILE] [-tee-out FILE] [-pid-file FILE] [-linger] [-mode sdk|cat|ignore-term|hold|spew]
 //
 // sdk (the default) serves tools with the go-sdk over stdio: echo, big (a
 // large result), ask (a server-to-client elicitation request, for
-// 2025-11-25), book (a 2026-07-28 multi-round-trip elicitation) and crash
-// (exits 3 mid-call). cat copies stdin to stdout byte for byte. ignore-term
-// is sdk with SIGTERM ignored. The tee files get every byte read from stdin
+// 2025-11-25), book (a 2026-07-28 multi-round-trip elicitation), crash
+// (exits 3 mid-call) and flood (progress notifications, forever). cat
+// copies stdin to stdout byte for byte. ignore-term is sdk with SIGTERM
+// ignored. hold neither reads nor writes and ignores the end of its stdin:
+// it runs until it is killed. spew writes a JSON-RPC notification line
+// forever and reads nothing; -linger makes sdk do the same once its stdin
+// ends. The tee files get every byte read from stdin
 // and written to stdout, so a test can compare them with what the client
-// sent and received.
+// sent and received; the pid file gets the server's pid.
 package main
 
 import (
@@ -19,8 +23,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -36,8 +42,15 @@ type sizeArgs struct {
 func main() {
 	teeIn := flag.String("tee-in", "", "copy every byte read from stdin here")
 	teeOut := flag.String("tee-out", "", "copy every byte written to stdout here")
-	mode := flag.String("mode", "sdk", "sdk, cat or ignore-term")
+	mode := flag.String("mode", "sdk", "sdk, cat, ignore-term, hold or spew")
+	pidFile := flag.String("pid-file", "", "write the server's pid here")
+	linger := flag.Bool("linger", false, "sdk: once stdin ends, keep writing notifications forever (a server that never notices its client left)")
 	flag.Parse()
+	if *pidFile != "" {
+		if err := os.WriteFile(*pidFile, []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+			fail(err)
+		}
+	}
 
 	var in io.ReadCloser = os.Stdin
 	var out io.WriteCloser = os.Stdout
@@ -64,14 +77,24 @@ func main() {
 			fail(err)
 		}
 		return
+	case "hold":
+		select {}
+	case "spew":
+		spew(out)
 	case "ignore-term":
 		signal.Ignore(syscall.SIGTERM)
 	case "sdk":
 	default:
 		fail(fmt.Errorf("unknown mode %q", *mode))
 	}
+	if *linger {
+		out = writeCloser{out, io.NopCloser(nil)} // the SDK closes its writer when the session ends
+	}
 	if err := newServer().Run(context.Background(), &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1}); err != nil {
 		fmt.Fprintln(os.Stderr, "sdkserver:", err)
+	}
+	if *linger {
+		spew(out)
 	}
 }
 
@@ -103,6 +126,17 @@ func newServer() *mcp.Server {
 			}
 			return text("booked " + args.Text), nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "flood", Description: "Report progress forever"},
+		func(ctx context.Context, req *mcp.CallToolRequest, args textArgs) (*mcp.CallToolResult, any, error) {
+			token := req.Params.GetProgressToken()
+			for i := 0; ; i++ {
+				err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(i), Message: args.Text})
+				if err != nil {
+					return nil, nil, err
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exit with status 3"},
 		func(ctx context.Context, req *mcp.CallToolRequest, args textArgs) (*mcp.CallToolResult, any, error) {
 			fmt.Fprintln(os.Stderr, "sdkserver: crashing")
@@ -114,6 +148,16 @@ func newServer() *mcp.Server {
 
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// spew writes a notification line forever, until a write fails.
+func spew(out io.Writer) {
+	line := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"spew"}}` + "\n")
+	for {
+		if _, err := out.Write(line); err != nil {
+			fail(err)
+		}
+	}
 }
 
 func fail(err error) {

@@ -155,8 +155,17 @@ func TestLogWriterDropsWhenQueueIsFull(t *testing.T) {
 		t.Fatalf("lost %d after close", lost)
 	}
 	frames := out.frames(t)
-	if len(frames) != QueueFrames+1 || frames[len(frames)-1].Seq != QueueFrames+1 {
-		t.Fatalf("%d frames, last seq %d", len(frames), frames[len(frames)-1].Seq)
+	// Every frame the queue took, then the closing frame: the drops came
+	// last, so only the closing frame's seq shows them.
+	if len(frames) != QueueFrames+2 || frames[len(frames)-2].Seq != QueueFrames+1 {
+		t.Fatalf("%d frames, last seq %d", len(frames), frames[len(frames)-2].Seq)
+	}
+	closing := frames[len(frames)-1]
+	if closing.Direction != Meta || closing.Seq != QueueFrames+extra+2 || closing.LastSeq != QueueFrames+extra+1 || closing.Dropped != extra || len(closing.Raw) != 0 {
+		t.Errorf("closing frame %+v", closing)
+	}
+	if missing := seqGaps(frames); missing != extra {
+		t.Errorf("the seq gaps count %d missing frames, want %d", missing, extra)
 	}
 	warnMu.Lock()
 	defer warnMu.Unlock()
@@ -197,7 +206,7 @@ func TestLogWriterCloseWithOpenLine(t *testing.T) {
 		t.Fatalf("lost %d", lost)
 	}
 	frames := out.frames(t)
-	if len(frames) != 2 || frames[0].Seq != 1 || frames[1].Seq != 3 {
+	if len(frames) != 3 || frames[0].Seq != 1 || frames[1].Seq != 3 || frames[2].Seq != 4 || frames[2].Dropped != 1 || frames[2].LastSeq != 3 {
 		t.Fatalf("frames %+v", frames)
 	}
 	add(w, ClientToServer, `{}`) // after Close: ignored, no panic
@@ -214,7 +223,7 @@ func TestFrameEncoderMatchesEncodingJSON(t *testing.T) {
 				SessionID: `we"ird-1-aaaaaaaaaaaa`, ServerLabel: "lab<el>é", Seq: uint64(i*10 + j + 1),
 				TS:        time.Date(2026, 11, 29, 10, 43, 34, (i*123456789)%1_000_000_000, loc),
 				Direction: []string{ClientToServer, ServerToClient, Stderr, Meta}[i%4], Transport: TransportStdio,
-				Text: text, Truncated: i%2 == 0, Redacted: j == 1,
+				Text: text, Truncated: i%2 == 0, Redacted: j == 1, RedactionSkipped: i%4 == 1,
 			}
 			if i%3 == 0 {
 				f.Raw = json.RawMessage(`{"a":"<&>","b":[1,2.5e3,null,true],"c":"\u00e9\u2028"}`)
@@ -280,6 +289,20 @@ func FuzzCompactJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// seqGaps counts missing frames the way check does (check.md 3.8): the
+// gaps in seq.
+func seqGaps(frames []Frame) int {
+	var last uint64
+	missing := 0
+	for _, f := range frames {
+		if f.Seq > last {
+			missing += int(f.Seq - last - 1)
+			last = f.Seq
+		}
+	}
+	return missing
 }
 
 type writerFunc func([]byte) (int, error)

@@ -1,0 +1,233 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// logSink is the writing end of a LogWriter, used by its goroutine only. It
+// encodes frames into a buffer, writes the buffer out in big chunks, and
+// counts every frame that does not reach the output, exactly:
+//
+//   - a write that fails part-way counts only the frames of the buffer that
+//     did not reach the output, and the torn line it left is cut off (the
+//     output is truncated back to its last whole line), so that later
+//     frames, if the output takes them again, start on a line of their own;
+//     when the torn line cannot be cut off, nothing more is written, so that
+//     it stays the last line (a reader counts it as one lost frame);
+//   - a frame that would take the log past its size bound is dropped;
+//   - every dropped frame had its seq, so it leaves a gap.
+//
+// When the log is opened the sink sets room aside for the closing frame
+// (ClosingReserve bytes, on the same file system when the output is a
+// regular file), and gives it back just before writing that frame, so that
+// a disk that filled up still takes it.
+type logSink struct {
+	w         *LogWriter
+	out       io.WriteCloser
+	fe        *frameEncoder
+	generic   bytes.Buffer
+	enc       *json.Encoder
+	buf       []byte // frames encoded, not yet written
+	ends      []int  // where each frame in buf ends
+	written   int64  // bytes of frames written so far
+	max       int64  // 0: no bound
+	release   func() // gives the reserved room back; nil when none
+	broken    bool   // a torn line could not be cut off: nothing more is written
+	lastFlush time.Time
+}
+
+// ClosingReserve is the room a log sets aside when it is opened, for its
+// closing frame.
+const ClosingReserve = 16 << 10
+
+// A RoomReserver is a log output that can set room aside: ReserveRoom holds
+// n bytes of its storage until release is called. A regular *os.File does
+// this with a hidden file of n bytes beside it.
+type RoomReserver interface {
+	ReserveRoom(n int) (release func(), err error)
+}
+
+func newLogSink(w *LogWriter, out io.WriteCloser, max int64) *logSink {
+	s := &logSink{
+		w: w, out: out, fe: newFrameEncoder(w.sessionID, w.label), max: max,
+		buf: make([]byte, 0, WriteBuffer), lastFlush: time.Now(),
+	}
+	s.enc = json.NewEncoder(&s.generic)
+	s.enc.SetEscapeHTML(false)
+	s.release = reserveRoom(out, ClosingReserve)
+	return s
+}
+
+// add encodes a numbered, redacted frame into the buffer, or counts it as
+// lost.
+func (s *logSink) add(f *Frame) {
+	if s.broken {
+		s.w.lose(1, "")
+		return
+	}
+	if s.max > 0 && s.written+int64(len(s.buf)) >= s.max {
+		s.w.lose(1, s.sizeReason())
+		return
+	}
+	start := len(s.buf)
+	if s.fe.handles(f) {
+		s.buf = s.fe.appendFrame(s.buf, f)
+	} else {
+		s.generic.Reset()
+		if err := s.enc.Encode(f); err != nil {
+			// Only a bad Raw can fail, and Raw was validated; keep the seq
+			// unused rather than write a broken line.
+			s.w.lose(1, fmt.Sprintf("encoding failed: %v", err))
+			return
+		}
+		s.buf = append(s.buf, s.generic.Bytes()...)
+	}
+	if s.max > 0 && s.written+int64(len(s.buf)) > s.max {
+		s.buf = s.buf[:start]
+		s.w.lose(1, s.sizeReason())
+		return
+	}
+	s.ends = append(s.ends, len(s.buf))
+	if len(s.buf) >= WriteBuffer {
+		s.flush()
+	}
+}
+
+func (s *logSink) sizeReason() string {
+	return fmt.Sprintf("the log reached its size bound of %s (--max-log-size)", FormatSize(s.max))
+}
+
+// pending reports whether frames wait in the buffer.
+func (s *logSink) pending() bool { return len(s.ends) > 0 }
+
+// due reports whether the buffer has waited MaxFlushDelay.
+func (s *logSink) due() bool { return time.Since(s.lastFlush) >= MaxFlushDelay }
+
+// flush writes the buffer out.
+func (s *logSink) flush() {
+	s.lastFlush = time.Now()
+	if len(s.ends) > 0 {
+		n, err := s.out.Write(s.buf)
+		if err == nil && n < len(s.buf) {
+			err = io.ErrShortWrite
+		}
+		n = min(max(n, 0), len(s.buf))
+		if err != nil {
+			// The frames that reached the output whole are written; the
+			// rest are lost, and a torn one is cut off.
+			whole := sort.SearchInts(s.ends, n+1)
+			done := 0
+			if whole > 0 {
+				done = s.ends[whole-1]
+			}
+			s.w.lose(uint64(len(s.ends)-whole), fmt.Sprintf("writing failed: %v", err))
+			if torn := n - done; torn > 0 && !cutTail(s.out, int64(torn)) {
+				s.broken = true
+			}
+			n = done
+		}
+		s.written += int64(n)
+	}
+	s.ends = s.ends[:0]
+	s.buf = s.buf[:0]
+	if cap(s.buf) > 2*WriteBuffer {
+		s.buf = make([]byte, 0, WriteBuffer) // do not keep a huge frame's room
+	}
+}
+
+// close flushes the buffer and, when frames were lost, ends the log with
+// the closing frame: a meta frame without raw that takes the next seq and
+// records the last seq given before it (last_seq) and the frames lost
+// (dropped). Its own seq makes a loss at the very end a gap even for a
+// reader that knows neither field. Then the output is closed.
+func (s *logSink) close(lastSeq uint64) {
+	s.flush()
+	if s.release != nil {
+		s.release()
+		s.release = nil
+	}
+	if lost := s.w.Lost(); lost > 0 && !s.broken {
+		f := Frame{
+			SessionID: s.w.sessionID, ServerLabel: s.w.label, Seq: lastSeq + 1, TS: time.Now(),
+			Direction: Meta, Transport: s.w.transport, LastSeq: lastSeq, Dropped: lost,
+		}
+		s.generic.Reset()
+		if s.enc.Encode(&f) == nil {
+			if n, err := s.out.Write(s.generic.Bytes()); err != nil && n > 0 {
+				cutTail(s.out, int64(n))
+			}
+		}
+	}
+	_ = s.out.Close()
+}
+
+// cutTail drops the last n bytes of out, when it is a file that can be cut
+// (a regular file: seekable and truncatable).
+func cutTail(out io.Writer, n int64) bool {
+	t, ok := out.(interface {
+		Seek(offset int64, whence int) (int64, error)
+		Truncate(size int64) error
+	})
+	if !ok {
+		return false
+	}
+	if f, isFile := out.(*os.File); isFile {
+		if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+			return false
+		}
+	}
+	size, err := t.Seek(0, io.SeekEnd)
+	if err != nil || size < n {
+		return false
+	}
+	return t.Truncate(size-n) == nil
+}
+
+// reserveRoom sets n bytes of out's storage aside and returns what gives
+// them back, or nil when out cannot reserve.
+func reserveRoom(out io.Writer, n int) func() {
+	switch o := out.(type) {
+	case RoomReserver:
+		if release, err := o.ReserveRoom(n); err == nil {
+			return release
+		}
+	case *os.File:
+		return reserveBeside(o, n)
+	}
+	return nil
+}
+
+// reserveBeside holds n bytes of the file system a regular file is on, in
+// a hidden file beside it. On Unix the file is removed at once and held
+// open, so it never outlives the process, even when the process is killed;
+// where an open file cannot be removed (Windows) it is removed on release.
+func reserveBeside(f *os.File, n int) func() {
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	r, err := os.CreateTemp(filepath.Dir(f.Name()), ".mcpsnoop-reserve-*")
+	if err != nil {
+		return nil
+	}
+	name := r.Name()
+	if _, err := r.Write(make([]byte, n)); err != nil {
+		r.Close()
+		os.Remove(name)
+		return nil
+	}
+	removed := os.Remove(name) == nil
+	return func() {
+		r.Close()
+		if !removed {
+			os.Remove(name)
+		}
+	}
+}

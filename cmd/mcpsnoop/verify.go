@@ -1,0 +1,324 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/diff"
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
+	"github.com/mcpsnoop/mcpsnoop/junit"
+	"github.com/mcpsnoop/mcpsnoop/replay"
+	"github.com/mcpsnoop/mcpsnoop/sarif"
+	"github.com/spf13/cobra"
+)
+
+func init() { registerCommand(newVerifyCmd) }
+
+type verifyOptions struct {
+	replay      replayFlags
+	session     string
+	ignore      []string
+	noDefaults  bool
+	ignoreOrder bool
+	threshold   time.Duration
+	ratio       float64
+	format      string
+	jsonPath    string
+	junitPath   string
+	sarifPath   string
+	replayLog   string
+	update      bool
+	redact      redactFlags
+}
+
+func newVerifyCmd() *cobra.Command {
+	o := verifyOptions{threshold: diff.DefaultOptions.Threshold, ratio: diff.DefaultOptions.Ratio}
+	cmd := &cobra.Command{
+		Use:   "verify RECORDING [-- SERVER-COMMAND [args...] | --replay-target URL]",
+		Short: "Replay a recorded session against a server build and fail on what changed",
+		Long: `verify replays every replayable call of a recorded session, in order, against
+a live server, and compares each answer with the recorded one.
+
+The server is the command after -- (your new build), or a Streamable HTTP
+endpoint named with --replay-target; a stdio recording without either runs
+its recorded command in its recorded directory. An HTTP recording is never
+replayed against the endpoint it names. The replay goes through mcpsnoop's
+own capture, so it is a session log too, appended to
+<state>/replays/<session-id>.jsonl (--replay-log).
+
+Only safe calls are replayed unless --all says otherwise: reads (tools/list,
+resources/read, prompts/get, ...) and tools the recorded tools/list annotates
+readOnlyHint: true, or idempotentHint: true with destructiveHint: false.
+Requests the recording redacted are never sent. The server's questions (an
+elicitation, a sampling request, roots; an MRTR round) are answered with the
+recorded answers; one without is declined and reported.
+
+Answers are compared after removing what changes on every run: the id,
+_meta.progressToken, serverInfo in _meta, requestState, taskId, createdAt,
+lastUpdatedAt and lastModified (--no-default-ignores keeps them), plus every
+--ignore JSONPATH; --ignore-order compares arrays as sets. Statuses,
+durations (--duration-threshold, --duration-ratio) and the tool listing are
+judged as mcpsnoop diff judges them.
+
+Per call the report says: same, changed (with the JSON paths), error now,
+ok now, timed out, slower, not offered (the new build does not list the
+tool) or not replayed (and why).
+
+Exit codes: 0 nothing regressed; 1 a regression: an answer changed, a call
+fails or times out now, got slower, or its tool is gone, or the tool
+listing lost a tool or changed a definition; 2 nothing was verified (bad
+flag or input, no replayable call, the replay could not start or was not
+confirmed; nothing on stdout).`,
+		Example: `  mcpsnoop verify --yes recordings/session.jsonl -- ./bin/server --stdio
+  mcpsnoop verify --yes --format junit recordings/session.jsonl -- node build/index.js > verify.xml
+  mcpsnoop verify --replay-target http://127.0.0.1:8080/mcp --replay-header 'Authorization: Bearer dev' rec.jsonl
+  mcpsnoop verify --ignore '$.result.structuredContent.generatedAt' --ignore-order rec.jsonl -- ./server
+  mcpsnoop verify --update --yes rec.jsonl -- ./server     # accept what the new build answers`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runVerify(cmd, args, o) },
+	}
+	f := cmd.Flags()
+	o.replay.register(f)
+	f.StringVar(&o.session, "session", "", "which session of the log to verify (default: the first)")
+	f.StringArrayVar(&o.ignore, "ignore", nil, "leave out what this JSONPath selects in both answers, e.g. '$.result.structuredContent.now' (repeatable)")
+	f.BoolVar(&o.noDefaults, "no-default-ignores", false, "compare the fields ignored by default too (ids, progress tokens, timestamps, ...)")
+	f.BoolVar(&o.ignoreOrder, "ignore-order", false, "compare arrays without regard to order")
+	f.DurationVar(&o.threshold, "duration-threshold", o.threshold, "smallest duration change that counts (as in diff)")
+	f.Float64Var(&o.ratio, "duration-ratio", o.ratio, "smallest ratio between the longer and the shorter duration that counts (as in diff, at least 1)")
+	f.StringVar(&o.format, "format", "text", "report on stdout: text, json, junit or sarif")
+	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file")
+	f.StringVar(&o.junitPath, "junit", "", "also write a JUnit report to this file (one test case per call)")
+	f.StringVar(&o.sarifPath, "sarif", "", "also write a SARIF report to this file (results on the recording's lines)")
+	f.StringVar(&o.replayLog, "replay-log", "", "append the replay's session log here (default <state>/replays/<session-id>.jsonl)")
+	f.BoolVar(&o.update, "update", false, "rewrite the recording from the replay (accept the new answers); exits 0 once written")
+	o.redact.register(f)
+	return cmd
+}
+
+func verifyFail(format string, args ...any) error {
+	return &exitError{code: 2, msg: "mcpsnoop verify: " + fmt.Sprintf(format, args...)}
+}
+
+func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
+	recArgs, command := args, []string(nil)
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		recArgs, command = args[:dash], args[dash:]
+		if len(command) == 0 {
+			return verifyFail("nothing after --: give the server command to replay against")
+		}
+	}
+	if len(recArgs) != 1 {
+		return verifyFail("want one recording (a log path or a session id), got %d", len(recArgs))
+	}
+	header, err := o.replay.check()
+	if err != nil {
+		return verifyFail("%v", err)
+	}
+	switch {
+	case o.replay.target != "" && command != nil:
+		return verifyFail("give a server command after -- or --replay-target, not both")
+	case o.threshold < 0:
+		return verifyFail("--duration-threshold must not be negative")
+	case math.IsNaN(o.ratio) || math.IsInf(o.ratio, 0) || o.ratio < 1:
+		return verifyFail("--duration-ratio must be finite and at least 1")
+	}
+	format := strings.ToLower(strings.TrimSpace(o.format))
+	if format != "text" && format != "json" && format != "junit" && format != "sarif" {
+		return verifyFail("--format must be text, json, junit or sarif, got %q", o.format)
+	}
+	comparer, err := replay.NewComparer(o.ignore, o.noDefaults, o.ignoreOrder)
+	if err != nil {
+		return verifyFail("%v", err)
+	}
+	red, err := o.redact.redactor()
+	if err != nil {
+		return verifyFail("%v", err)
+	}
+	in, err := verifyInput(recArgs[0])
+	if err != nil {
+		return verifyFail("%v", err)
+	}
+	if err := checkVerifyOutputs(o, in); err != nil {
+		return verifyFail("%v", err)
+	}
+	rec, err := replay.Load(in, nil, o.session)
+	if err != nil {
+		return verifyFail("%v", err)
+	}
+	if o.update && rec.Path == "" {
+		return verifyFail("--update rewrites the recording, so it must be a file")
+	}
+	logPath := o.replayLog
+	if logPath == "" {
+		if logPath, err = defaultReplayLog(rec.SessionID); err != nil {
+			return verifyFail("%v", err)
+		}
+	} else if t, err := atomicfile.Resolve(logPath, false); err != nil {
+		return verifyFail("--replay-log: %v", err)
+	} else if same := sameAsInput(t, []capture.Input{in}, nil); same != "" {
+		return verifyFail("--replay-log %s would write into the recording", logPath)
+	}
+	shim, err := shimExecutable()
+	if err != nil {
+		return verifyFail("cannot find the mcpsnoop executable to run the server through: %v", err)
+	}
+	stderr := cmd.ErrOrStderr()
+	target := replay.Target{Command: command, Shim: shim, ShimArgs: o.redact.args(), URL: o.replay.target, Header: header,
+		Redactor: red, Log: logPath, Stderr: stderr}
+	where, err := replay.Describe(rec, target)
+	if err != nil {
+		return verifyFail("%s: %v", rec.Source, err)
+	}
+	planned, firstSkip := 0, ""
+	for _, r := range rec.Steps {
+		if r.Notification() {
+			continue
+		}
+		if why := rec.SkipReason(r, o.replay.all, nil); why == "" {
+			planned++
+		} else if firstSkip == "" {
+			firstSkip = why
+		}
+	}
+	if planned == 0 {
+		if firstSkip == "" {
+			return verifyFail("%s: session %s has no recorded call to replay", rec.Source, rec.SessionID)
+		}
+		return verifyFail("%s: nothing to replay: no recorded call may be sent (%s)", rec.Source, termsafe.Clean(firstSkip, false))
+	}
+	if !o.replay.yes {
+		stdin := cmd.InOrStdin()
+		if !stdinIsTerminal(stdin) {
+			return verifyFail("replaying sends %d recorded call(s) to %s; there is no terminal to ask first, so pass --yes", planned, termsafe.Clean(where, false))
+		}
+		// The command and the session id come from the log: escaped.
+		fmt.Fprintf(stderr, "replay %d recorded call(s) of %s against %s? [y/N] ", planned, termsafe.Clean(rec.SessionID, false), termsafe.Clean(where, false))
+		if !confirmed(stdin) {
+			return verifyFail("not confirmed; nothing was replayed")
+		}
+	}
+	if o.replay.all {
+		fmt.Fprintln(stderr, "mcpsnoop verify: --all: replaying every recorded call, including tools not annotated read-only")
+	}
+	res, err := replay.Run(context.Background(), rec, target, replay.Options{
+		All: o.replay.all, CallTimeout: o.replay.timeout, ClientName: "mcpsnoop-verify", ClientVersion: appVersion(),
+	})
+	if err != nil {
+		return verifyFail("%v", err)
+	}
+	v, err := replay.Verify(rec, res, replay.VerifyOptions{Comparer: comparer, Durations: diff.Options{Threshold: o.threshold, Ratio: o.ratio}})
+	if err != nil {
+		return verifyFail("%v", err)
+	}
+	if v.Verified() == 0 {
+		why := res.Stopped
+		if why == "" && len(v.Calls) > 0 {
+			why = v.Calls[0].Reason
+		}
+		return verifyFail("%s: nothing was verified: %s (replay log %s)", rec.Source, termsafe.Clean(why, false), res.Log)
+	}
+	if err := writeVerifyReports(cmd.OutOrStdout(), stdStreams(cmd), format, o, v); err != nil {
+		return verifyFail("%v", err)
+	}
+	if o.update {
+		if err := replay.Update(rec, res); err != nil {
+			return verifyFail("%v", err)
+		}
+		fmt.Fprintf(stderr, "mcpsnoop verify: rewrote %s from the replay", rec.Source)
+		if n := v.Count(replay.OutcomeNotReplayed) + v.Count(replay.OutcomeNotOffered); n > 0 {
+			fmt.Fprintf(stderr, " (%d recorded call(s) were not replayed and are not in it)", n)
+		}
+		fmt.Fprintln(stderr)
+		return nil
+	}
+	if v.Regressed() {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// verifyInput resolves the recording as diff resolves a log (a path, or a
+// session id, label or id prefix from the state directory), but one
+// file only: not standard input (a replay asks on it) nor a directory.
+func verifyInput(arg string) (capture.Input, error) {
+	if arg == "-" {
+		return capture.Input{}, fmt.Errorf("verify reads the recording from a file or a session id, not standard input (-)")
+	}
+	if info, err := os.Stat(arg); err == nil && info.IsDir() {
+		return capture.Input{}, fmt.Errorf("%s: is a directory; name one recording", arg)
+	}
+	ins, err := resolveInputs([]string{arg}, nil)
+	if err != nil {
+		return capture.Input{}, err
+	}
+	return ins[0], nil
+}
+
+// checkVerifyOutputs refuses a report file that is the recording, or two
+// reports in one file.
+func checkVerifyOutputs(o verifyOptions, in capture.Input) error {
+	type seenFile struct {
+		flag string
+		t    atomicfile.Target
+	}
+	var seen []seenFile
+	for _, out := range []struct{ flag, path string }{{"--json", o.jsonPath}, {"--junit", o.junitPath}, {"--sarif", o.sarifPath}} {
+		if out.path == "" {
+			continue
+		}
+		t, err := atomicfile.Resolve(out.path, false)
+		if err != nil {
+			return fmt.Errorf("%s: %w", out.flag, err)
+		}
+		if same := sameAsInput(t, []capture.Input{in}, nil); same != "" {
+			return fmt.Errorf("%s %s would overwrite the recording %s", out.flag, out.path, same)
+		}
+		for _, other := range seen {
+			if atomicfile.Same(other.t, t) {
+				return fmt.Errorf("%s and %s both name %s; give each report its own file", other.flag, out.flag, out.path)
+			}
+		}
+		seen = append(seen, seenFile{out.flag, t})
+	}
+	return nil
+}
+
+// writeVerifyReports renders every report before writing any, so a
+// failure leaves neither a partial file nor anything on stdout.
+func writeVerifyReports(stdout io.Writer, std atomicfile.Options, format string, o verifyOptions, v *replay.Verification) error {
+	sarifOpts := sarif.Options{Version: appVersion()}
+	render := map[string]func(io.Writer) error{
+		"text":  v.WriteText,
+		"json":  v.WriteJSON,
+		"junit": func(w io.Writer) error { return junit.WriteVerify(w, v) },
+		"sarif": func(w io.Writer) error { return sarif.WriteVerify(w, v, sarifOpts) },
+	}
+	var out bytes.Buffer
+	if err := render[format](&out); err != nil {
+		return fmt.Errorf("rendering the %s report: %v", format, err)
+	}
+	var files []atomicfile.File
+	for _, f := range []struct{ path, format string }{{o.jsonPath, "json"}, {o.junitPath, "junit"}, {o.sarifPath, "sarif"}} {
+		if f.path == "" {
+			continue
+		}
+		var buf bytes.Buffer
+		if err := render[f.format](&buf); err != nil {
+			return fmt.Errorf("rendering the %s report: %v", f.format, err)
+		}
+		files = append(files, atomicfile.File{Path: f.path, Data: buf.Bytes(), Perm: 0o644})
+	}
+	if err := atomicfile.WriteAll(files, std); err != nil {
+		return err
+	}
+	_, err := stdout.Write(out.Bytes())
+	return err
+}

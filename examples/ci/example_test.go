@@ -1,0 +1,288 @@
+// The recipe of examples/ci, tested: the workflow a user copies runs, as
+// its own steps, against real servers through the built shim; the
+// repository's CI runs the same steps; and every workflow passes
+// actionlint.
+package ci_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+type step struct {
+	ID   string            `yaml:"id"`
+	Name string            `yaml:"name"`
+	If   string            `yaml:"if"`
+	Uses string            `yaml:"uses"`
+	Run  string            `yaml:"run"`
+	With map[string]string `yaml:"with"`
+}
+
+type job struct {
+	RunsOn   string `yaml:"runs-on"`
+	Defaults struct {
+		Run struct {
+			WorkingDirectory string `yaml:"working-directory"`
+		} `yaml:"run"`
+	} `yaml:"defaults"`
+	Steps []step `yaml:"steps"`
+}
+
+func loadJob(t *testing.T, file, name string) job {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]job `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	j, ok := wf.Jobs[name]
+	if !ok {
+		t.Fatalf("%s has no job %q", file, name)
+	}
+	return j
+}
+
+func (j job) step(t *testing.T, name string) step {
+	t.Helper()
+	for _, s := range j.Steps {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no step %q", name)
+	return step{}
+}
+
+// The steps the test runs as the workflow has them.
+const (
+	stepWrap     = "Route the MCP servers through mcpsnoop"
+	stepAgent    = "Run the agent"
+	stepSessions = "List the sessions"
+)
+
+// TestWorkflowMatchesCI keeps the repository's own run of the recipe (the
+// example job of .github/workflows/action.yml) step for step the same as
+// the file users copy. It may differ only where it must: Go from go.mod,
+// mcpsnoop built from this checkout, the action used as uses: ./ without a
+// SARIF upload, and steps of its own after the recipe's.
+func TestWorkflowMatchesCI(t *testing.T) {
+	example := loadJob(t, "workflow.yml", "agent")
+	ci := loadJob(t, filepath.Join("..", "..", ".github", "workflows", "action.yml"), "example")
+	if ci.RunsOn != example.RunsOn || ci.Defaults != example.Defaults {
+		t.Errorf("runs-on %q / %+v, the example has %q / %+v", ci.RunsOn, ci.Defaults, example.RunsOn, example.Defaults)
+	}
+	if len(ci.Steps) < len(example.Steps) {
+		t.Fatalf("the CI job has %d steps, the example %d", len(ci.Steps), len(example.Steps))
+	}
+	for i, want := range example.Steps {
+		got := ci.Steps[i]
+		switch {
+		case strings.HasPrefix(want.Uses, "actions/setup-go@"):
+			want.With, got.With = nil, nil
+		case want.Name == "Install mcpsnoop":
+			want.Run, got.Run = "", ""
+		case strings.HasPrefix(want.Uses, "mcpsnoop/mcpsnoop@"):
+			if got.Uses != "./" || got.With["upload-sarif"] != "false" {
+				t.Errorf("step %q: uses %q with %v, want ./ and upload-sarif false", want.Name, got.Uses, got.With)
+			}
+			want.Uses, got.Uses = "", ""
+			delete(got.With, "upload-sarif")
+		}
+		if !equalStep(want, got) {
+			t.Errorf("step %d differs:\nexample %+v\nCI      %+v", i, want, got)
+		}
+	}
+}
+
+func equalStep(a, b step) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
+
+// TestWorkflowsPassActionlint runs actionlint over the example and the
+// repository's workflows when it is installed (.ci/run installs it).
+func TestWorkflowsPassActionlint(t *testing.T) {
+	bin, err := exec.LookPath("actionlint")
+	if err != nil {
+		gobin := filepath.Join(goEnv(t, "GOPATH"), "bin", "actionlint")
+		if _, serr := os.Stat(gobin); serr != nil {
+			t.Skip("actionlint is not installed (go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12)")
+		}
+		bin = gobin
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "..", ".github", "workflows", "*.yml"))
+	out, err := exec.Command(bin, append([]string{"workflow.yml"}, files...)...).CombinedOutput()
+	if err != nil {
+		t.Errorf("actionlint: %v\n%s", err, out)
+	}
+}
+
+func goEnv(t *testing.T, key string) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", key).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestRecipe runs the recipe for real: the example agent (a Go SDK client
+// that gives its servers none of its environment beyond PATH, HOME and the
+// like) against the example servers, wrapped by the workflow's own wrap
+// command and so started through the real mcpsnoop shim. Each server's
+// session log must land in artifacts/mcp/, none in the state directory
+// that MCPSNOOP_HOME names (the agent does not pass it on), and the logs
+// must check clean and form one run.
+func TestRecipe(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the recipe's steps are bash, for ubuntu runners")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	tmp := t.TempDir()
+	tools := filepath.Join(tmp, "tools")
+	mcpsnoop := filepath.Join(tools, "mcpsnoop")
+	if other := os.Getenv("MCPSNOOP_TEST_BINARY"); other != "" { // another build of mcpsnoop to try the recipe with
+		data, err := os.ReadFile(other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, mcpsnoop, data)
+		if err := os.Chmod(mcpsnoop, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		goBuild(t, mcpsnoop, "../../cmd/mcpsnoop")
+	}
+	if help, _ := exec.Command(mcpsnoop, "--help").CombinedOutput(); !bytes.Contains(help, []byte("--log-dir")) {
+		t.Skip("this mcpsnoop's shim has no --log-dir yet (issue 21, item 1)")
+	}
+	project := filepath.Join(tmp, "project")
+	for _, f := range []string{".mcp.json", "plan.json"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(project, f), data)
+	}
+	// The workflow's build step, from the module root: go build -o bin/ ./agent ./server.
+	goBuild(t, filepath.Join(project, "bin")+string(filepath.Separator), "./agent", "./server")
+
+	decoy := filepath.Join(tmp, "state")
+	home := filepath.Join(tmp, "home")
+	env := append(os.Environ(), "MCPSNOOP_HOME="+decoy, "HOME="+home, "XDG_STATE_HOME=",
+		"PATH="+filepath.Dir(mcpsnoop)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	example := loadJob(t, "workflow.yml", "agent")
+	runStep := func(name string) string {
+		t.Helper()
+		cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", example.step(t, name).Run)
+		cmd.Dir, cmd.Env = project, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("step %q: %v\n%s", name, err, out)
+		}
+		return string(out)
+	}
+	before, _ := os.ReadFile(filepath.Join(project, ".mcp.json"))
+	if out := runStep(stepWrap); !strings.Contains(out, `wrapped "math"`) || !strings.Contains(out, `wrapped "notes"`) {
+		t.Fatalf("wrap:\n%s", out)
+	}
+	out := runStep(stepAgent)
+	for _, want := range []string{"notes/list_notes: ok: check the MCP traffic in CI | keep the logs as an artifact", "math/divide: ok: 42"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the agent did not say %q:\n%s", want, out)
+		}
+	}
+
+	logDir := filepath.Join(project, "artifacts", "mcp")
+	logs, _ := filepath.Glob(filepath.Join(logDir, "*.jsonl"))
+	if len(logs) != 2 {
+		t.Fatalf("artifacts/mcp holds %v, want one log per server", logs)
+	}
+	if stray, _ := filepath.Glob(filepath.Join(decoy, "sessions", "*")); len(stray) > 0 {
+		t.Errorf("logs went to the state directory: %v", stray)
+	}
+	if listing := runStep(stepSessions); strings.Count(listing, "\n") != 3 {
+		t.Errorf("sessions:\n%s", listing)
+	}
+
+	list := exec.Command(mcpsnoop, "sessions", "--json", logDir)
+	list.Env = env
+	data, err := list.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sessions []struct {
+		Label  string   `json:"server_label"`
+		Calls  int      `json:"calls"`
+		Errors int      `json:"errors"`
+		RunIDs []string `json:"run_ids"`
+	}
+	if err := json.Unmarshal(data, &sessions); err != nil || len(sessions) != 2 {
+		t.Fatalf("sessions --json: %v\n%s", err, data)
+	}
+	slices.SortFunc(sessions, func(a, b struct {
+		Label  string   `json:"server_label"`
+		Calls  int      `json:"calls"`
+		Errors int      `json:"errors"`
+		RunIDs []string `json:"run_ids"`
+	}) int {
+		return strings.Compare(a.Label, b.Label)
+	})
+	if sessions[0].Label != "math" || sessions[1].Label != "notes" || sessions[0].Calls < 4 || sessions[1].Calls < 5 ||
+		sessions[0].Errors != 0 || sessions[1].Errors != 0 ||
+		len(sessions[0].RunIDs) != 1 || !slices.Equal(sessions[0].RunIDs, sessions[1].RunIDs) {
+		t.Errorf("sessions: %+v; want math and notes, their calls, no errors, one run", sessions)
+	}
+
+	// What the action runs on log-dir.
+	check := exec.Command(mcpsnoop, "check", "--max-duration", "5s", logDir)
+	check.Env = env
+	if out, err := check.CombinedOutput(); err != nil || !strings.Contains(string(out), "check passed") {
+		t.Errorf("check: %v\n%s", err, out)
+	}
+
+	unwrap := exec.Command(mcpsnoop, "unwrap", "--client", "claude-code", "--all")
+	unwrap.Dir, unwrap.Env = project, env
+	if out, err := unwrap.CombinedOutput(); err != nil {
+		t.Fatalf("unwrap: %v\n%s", err, out)
+	}
+	if after, _ := os.ReadFile(filepath.Join(project, ".mcp.json")); !bytes.Equal(after, before) {
+		t.Errorf("unwrap did not restore .mcp.json:\n%s", after)
+	}
+}
+
+func goBuild(t *testing.T, out string, pkgs ...string) {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"build", "-o", out}, pkgs...)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %v: %v\n%s", pkgs, err, b)
+	}
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

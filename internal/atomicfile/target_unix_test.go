@@ -1,0 +1,106 @@
+//go:build unix
+
+package atomicfile
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// TestLinkToDeviceOrFIFO is the /dev/stdout case, rebuilt in a temporary
+// folder so that a broken rule can harm nothing of the machine's: a
+// symbolic link to a character device, or to a FIFO, is written through,
+// and the link, the device and the FIFO all stay what they were.
+func TestLinkToDeviceOrFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(fifo, filepath.Join(dir, "to-fifo"))
+	// The reading end is opened first (so the writer's open does not
+	// wait) and read once the write is done: a rule that never wrote, or
+	// replaced the FIFO, reads as "" rather than hanging.
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := WriteAll([]File{{Path: filepath.Join(dir, "to-fifo"), Data: []byte("through the fifo"), Perm: 0o644}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(r); string(b) != "through the fifo" {
+		t.Errorf("the fifo's reader got %q", b)
+	}
+	assertKind(t, filepath.Join(dir, "to-fifo"), os.ModeSymlink)
+	assertKind(t, fifo, os.ModeNamedPipe)
+
+	// A character device of our own: /dev/null's numbers (1, 3) on Linux,
+	// made here so that the machine's /dev/null is never at stake. Making
+	// one needs root, and a folder not mounted nodev.
+	if runtime.GOOS != "linux" {
+		return
+	}
+	null := filepath.Join(dir, "null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, int(1<<8|3)); err != nil {
+		t.Logf("no character device of our own (%v); the device case is left to root", err)
+		return
+	}
+	if f, err := os.OpenFile(null, os.O_WRONLY, 0); err != nil {
+		t.Logf("the device made here cannot be opened (%v); skipping the device case", err)
+		return
+	} else {
+		f.Close()
+	}
+	os.Symlink(null, filepath.Join(dir, "stdout"))
+	for _, name := range []string{"stdout", "null"} {
+		tg, err := Resolve(filepath.Join(dir, name), false)
+		if err != nil || tg.Kind != Through || tg.File != null {
+			t.Errorf("Resolve(%s) = %+v, %v; want written through to %s", name, tg, err, null)
+		}
+		if err := Write(filepath.Join(dir, name), []byte("to the device"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	assertKind(t, filepath.Join(dir, "stdout"), os.ModeSymlink)
+	assertKind(t, null, os.ModeDevice|os.ModeCharDevice)
+	assertNoTemps(t, dir)
+}
+
+// TestDescriptorN: /dev/fd/N writes to descriptor N as it is: a regular
+// file open on it gets the bytes at its offset and is not replaced.
+func TestDescriptorN(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "fd-target")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString("kept|")
+	before, _ := os.Stat(path)
+	name := "/dev/fd/" + strconv.Itoa(int(f.Fd()))
+	if err := WriteAll([]File{{Path: name, Data: []byte("written"), Perm: 0o644}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.Stat(path)
+	if got, _ := os.ReadFile(path); string(got) != "kept|written" || !os.SameFile(before, after) {
+		t.Errorf("%s: file holds %q, same file %v", name, got, os.SameFile(before, after))
+	}
+	if _, err := Open("/dev/fd/987", 0o644, Options{}); err == nil {
+		t.Errorf("a descriptor that is not open was accepted")
+	}
+}
+
+func assertKind(t *testing.T, path string, want os.FileMode) {
+	t.Helper()
+	info, err := os.Lstat(path)
+	if err != nil || info.Mode().Type() != want {
+		t.Errorf("%s: %v (%v), want type %v", path, info.Mode().Type(), err, want)
+	}
+}
