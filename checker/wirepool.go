@@ -2,7 +2,6 @@ package checker
 
 import (
 	"runtime"
-	"sync"
 
 	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 )
@@ -24,8 +23,9 @@ const wireBatchSize = 64
 // wireJob is one frame to validate and, once done, what came of it.
 type wireJob struct {
 	s   *session
-	msg wire.Message // Raw is buf's bytes
-	buf *[]byte
+	msg wire.Message // Raw is set from the batch's arena while validating
+	// The frame's copy: arena[start:end] of its batch.
+	start, end int
 	// Where the frame sits, for its finding.
 	seq          uint64
 	ordinal      int
@@ -37,15 +37,19 @@ type wireJob struct {
 	err     error
 }
 
+// wireBatch is frames validated together. Batches are reused: their jobs
+// and the arena holding the frames' copies keep their capacity.
 type wireBatch struct {
-	jobs []wireJob
-	done chan struct{}
+	jobs  []wireJob
+	arena []byte
+	done  chan struct{}
 }
 
 // wirePool validates frames in batches, off the engine's goroutine.
 type wirePool struct {
 	cur         *wireBatch
 	inFlight    []*wireBatch // oldest first
+	free        []*wireBatch // applied, ready for reuse
 	maxInFlight int
 }
 
@@ -53,20 +57,23 @@ func newWirePool() *wirePool {
 	return &wirePool{maxInFlight: max(1, runtime.GOMAXPROCS(0))}
 }
 
-// rawBuffers holds frame copies for reuse.
-var rawBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
 // submit queues a frame. The frame's bytes are copied; j.msg.Raw may be
 // reused by the caller once submit returns.
 func (p *wirePool) submit(j wireJob) {
-	buf := rawBuffers.Get().(*[]byte)
-	*buf = append((*buf)[:0], j.msg.Raw...)
-	j.msg.Raw, j.buf = *buf, buf
 	if p.cur == nil {
-		p.cur = &wireBatch{jobs: make([]wireJob, 0, wireBatchSize), done: make(chan struct{})}
+		if n := len(p.free); n > 0 {
+			p.cur, p.free = p.free[n-1], p.free[:n-1]
+		} else {
+			p.cur = &wireBatch{jobs: make([]wireJob, 0, wireBatchSize)}
+		}
 	}
-	p.cur.jobs = append(p.cur.jobs, j)
-	if len(p.cur.jobs) < wireBatchSize {
+	b := p.cur
+	j.start = len(b.arena)
+	b.arena = append(b.arena, j.msg.Raw...)
+	j.end = len(b.arena)
+	j.msg.Raw = nil
+	b.jobs = append(b.jobs, j)
+	if len(b.jobs) < wireBatchSize {
 		return
 	}
 	p.dispatch()
@@ -84,6 +91,7 @@ func (p *wirePool) dispatch() {
 		<-p.inFlight[0].done
 		p.applyOldest()
 	}
+	b.done = make(chan struct{})
 	p.inFlight = append(p.inFlight, b)
 	go validateBatch(b)
 }
@@ -104,16 +112,21 @@ func (p *wirePool) applyOldest() {
 	for i := range b.jobs {
 		j := &b.jobs[i]
 		j.s.applyWire(j)
+		*j = wireJob{}
 	}
+	b.jobs, b.arena = b.jobs[:0], b.arena[:0]
+	if cap(b.arena) > 16<<20 {
+		b.arena = nil // a batch of huge frames: let it go
+	}
+	p.free = append(p.free, b)
 }
 
 func validateBatch(b *wireBatch) {
 	for i := range b.jobs {
 		j := &b.jobs[i]
+		j.msg.Raw = b.arena[j.start:j.end:j.end]
 		j.finding, j.err = wire.Validate(j.msg)
 		j.msg.Raw = nil
-		rawBuffers.Put(j.buf)
-		j.buf = nil
 	}
 	close(b.done)
 }
