@@ -18,8 +18,7 @@
 // string is handed over as a prefix (no MCP schema constrains a string's
 // content beyond const and enum), and the bodies the schema leaves open
 // (tools/call arguments, structuredContent) become empty values of their
-// own type. The schemas' references are inlined before compiling. And a
-// message whose shape (what the schema can see of it, shape.go) already
+// own type. And a message whose shape (what the schema can see of it, shape.go) already
 // validated gets the same verdict without the validator; a faulty message
 // is always validated in full. The package does no I/O and keeps nothing
 // of a message but the shapes that validated (a bounded set).

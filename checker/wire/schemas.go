@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -97,7 +96,7 @@ func (r *revision) read() error {
 	}
 	r.defs = defs
 
-	c, err := newCompiler(r.name, inlineRefs(root, r.ptr))
+	c, err := newCompiler(r.name, doc)
 	if err != nil {
 		return err
 	}
@@ -273,82 +272,4 @@ func methodConst(v any) string {
 	method, _ := props["method"].(map[string]any)
 	c, _ := method["const"].(string)
 	return c
-}
-
-// inlineRefs returns a copy of the schema document in which every $ref to
-// a definition is replaced by a copy of that definition, except where the
-// definition refers back to itself (JSONValue and the like), which stays a
-// $ref. The validator then checks the same constraints at the same
-// instance locations, without setting up a sub-validator for each hop
-// through a reference: a third of its time on typical messages. A $ref
-// with sibling keywords keeps them beside an allOf of the definition
-// (draft 2020-12 applies both), or drops them (draft-07 ignores them, as
-// the validator does).
-func inlineRefs(root map[string]any, ptr string) map[string]any {
-	defs, _ := root[ptr].(map[string]any)
-	draft07 := ptr == "definitions"
-	prefix := "#/" + ptr + "/"
-	var inline func(v any, stack []string) any
-	inline = func(v any, stack []string) any {
-		switch n := v.(type) {
-		case []any:
-			out := make([]any, len(n))
-			for i, e := range n {
-				out[i] = inline(e, stack)
-			}
-			return out
-		case map[string]any:
-			if ref, ok := n["$ref"].(string); ok && strings.HasPrefix(ref, prefix) {
-				name := ref[len(prefix):]
-				def, known := defs[name]
-				if known && !slices.Contains(stack, name) {
-					body := inline(def, append(stack, name))
-					siblings := map[string]any{}
-					for k, sv := range n {
-						if k != "$ref" && k != "description" {
-							siblings[k] = inline(sv, stack)
-						}
-					}
-					if len(siblings) == 0 || draft07 {
-						return body
-					}
-					siblings["allOf"] = append(asSlice(siblings["allOf"]), body)
-					return siblings
-				}
-			}
-			out := make(map[string]any, len(n))
-			for k, e := range n {
-				switch k {
-				case "description":
-					continue
-				case "const", "enum", "default", "examples":
-					out[k] = e // data, not schemas
-					continue
-				}
-				if k == "properties" || k == ptr || k == "patternProperties" {
-					// Maps of names to schemas: each value is a schema.
-					names, _ := e.(map[string]any)
-					m := make(map[string]any, len(names))
-					for name, sub := range names {
-						if k == ptr {
-							m[name] = inline(sub, []string{name})
-						} else {
-							m[name] = inline(sub, stack)
-						}
-					}
-					out[k] = m
-					continue
-				}
-				out[k] = inline(e, stack)
-			}
-			return out
-		}
-		return v
-	}
-	return inline(root, nil).(map[string]any)
-}
-
-func asSlice(v any) []any {
-	s, _ := v.([]any)
-	return s
 }
