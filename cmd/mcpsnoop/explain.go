@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
@@ -153,14 +151,4 @@ func ruleTable() string {
 		b.WriteString(" " + strings.Join(links, ", ") + " | `" + strings.ReplaceAll(r.Text, "|", "\\|") + "` |\n")
 	}
 	return b.String()
-}
-
-// wireGCTarget undoes check's lowered GC target when frames are validated:
-// the validator's garbage is short-lived (a few KB a frame), so collecting
-// twice as often would cost a sixth of the time and save little memory;
-// the live heap stays bounded either way. An explicit GOGC wins.
-func wireGCTarget() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(100)
-	}
 }
