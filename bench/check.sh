@@ -12,15 +12,19 @@ gen=${GEN:-../shared/bench/gen.py}
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000 1000000)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 go build -o "$work/mcpsnoop" ./cmd/mcpsnoop
-printf '%-9s %10s %9s %10s %12s\n' calls log_MB seconds MB_per_s peak_RSS_MB
+printf '%-9s %-6s %10s %9s %10s %12s\n' calls wire log_MB seconds MB_per_s peak_RSS_MB
 for n in "${sizes[@]}"; do
   log="$work/bench-$n.jsonl"
   python3 "$gen" "$n" "$log" 2>/dev/null
   bytes=$(stat -c %s "$log")
   cat "$log" >/dev/null   # warm the page cache so the disk is not measured
-  /usr/bin/time -f '%e %M' -o "$work/time" "$work/mcpsnoop" check --fail-on error "$log" >/dev/null || true
-  read -r secs kb < <(tail -n 1 "$work/time")
-  awk -v n="$n" -v b="$bytes" -v s="$secs" -v kb="$kb" 'BEGIN {
-    printf "%-9d %10.1f %9.2f %10.1f %12.1f\n", n, b/1e6, s, (s > 0 ? b/1e6/s : 0), kb/1024 }'
+  # Without and with schema validation (--fail-on ...,wire), one after the other.
+  for gate in error error,invalid,warn,wire; do
+    wire=no; [[ $gate == *wire ]] && wire=yes
+    /usr/bin/time -f '%e %M' -o "$work/time" "$work/mcpsnoop" check --fail-on "$gate" "$log" >/dev/null || true
+    read -r secs kb < <(tail -n 1 "$work/time")
+    awk -v n="$n" -v w="$wire" -v b="$bytes" -v s="$secs" -v kb="$kb" 'BEGIN {
+      printf "%-9d %-6s %10.1f %9.2f %10.1f %12.1f\n", n, w, b/1e6, s, (s > 0 ? b/1e6/s : 0), kb/1024 }'
+  done
   rm -f "$log"
 done

@@ -31,7 +31,13 @@ func benchLog(b *testing.B) string {
 
 // BenchmarkCheck measures the reader and the engine together, the work of
 // `mcpsnoop check` minus rendering. It reports MB/s through b.SetBytes.
-func BenchmarkCheck(b *testing.B) {
+func BenchmarkCheck(b *testing.B) { benchCheck(b, checker.Config{}) }
+
+// BenchmarkCheckWire is BenchmarkCheck with every frame validated against
+// its revision's JSON schema (check --fail-on ...,wire).
+func BenchmarkCheckWire(b *testing.B) { benchCheck(b, checker.Config{Wire: true}) }
+
+func benchCheck(b *testing.B, cfg checker.Config) {
 	path := benchLog(b)
 	info, err := os.Stat(path)
 	if err != nil {
@@ -44,7 +50,7 @@ func BenchmarkCheck(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		eng := checker.New(checker.Config{})
+		eng := checker.New(cfg)
 		r := capture.NewReader(f, path)
 		for {
 			fr, line, err := r.Next()

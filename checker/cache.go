@@ -163,10 +163,10 @@ func (s *session) cacheRules(fc *frameCtx, c *call) {
 		}
 		switch {
 		case !isInt:
-			fc.warn("ttlMs is <raw JSON>, which is not an integer",
+			fc.warn("W17", "ttlMs is <raw JSON>, which is not an integer",
 				"ttlMs is "+ttl.Raw+", which is not an integer")
 		case negative:
-			fc.warn("ttlMs is <n>, and 2026-07-28 requires a value of zero or more",
+			fc.warn("W18", "ttlMs is <n>, and 2026-07-28 requires a value of zero or more",
 				"ttlMs is "+ttl.Raw+", and 2026-07-28 requires a value of zero or more")
 		}
 	}
@@ -176,15 +176,15 @@ func (s *session) cacheRules(fc *frameCtx, c *call) {
 	switch {
 	case !scope.Exists() || scope.Type == gjson.Null:
 	case scope.Type != gjson.String:
-		fc.warn("cacheScope is <raw JSON>, which is not a string",
+		fc.warn("W19", "cacheScope is <raw JSON>, which is not a string",
 			"cacheScope is "+scope.Raw+", which is not a string")
 	case scope.Str == "":
-		fc.warn("cacheScope is empty, and 2026-07-28 defines only public and private",
+		fc.warn("W20", "cacheScope is empty, and 2026-07-28 defines only public and private",
 			"cacheScope is empty, and 2026-07-28 defines only public and private")
 	default:
 		scopeStr = scope.Str
 		if scopeStr != "public" && scopeStr != "private" {
-			fc.warn("cacheScope is <s %q>, and 2026-07-28 defines only public and private",
+			fc.warn("W21", "cacheScope is <s %q>, and 2026-07-28 defines only public and private",
 				"cacheScope is "+strconv.Quote(scopeStr)+", and 2026-07-28 defines only public and private")
 		}
 	}
@@ -192,7 +192,7 @@ func (s *session) cacheRules(fc *frameCtx, c *call) {
 	// W22: an explicit "complete" result must say how long it stays fresh
 	// (an absent resultType is W13's).
 	if !ttlSet && rtype == "complete" {
-		fc.warn("cacheable <method> result declares no ttlMs, which 2026-07-28 requires",
+		fc.warn("W22", "cacheable <method> result declares no ttlMs, which 2026-07-28 requires",
 			"cacheable "+c.method+" result declares no ttlMs, which 2026-07-28 requires")
 	}
 
@@ -202,7 +202,7 @@ func (s *session) cacheRules(fc *frameCtx, c *call) {
 	}
 	if c.cursor != "" && scopeStr != "" {
 		if first := s.cache.scopes[pageCursor{method: c.method, cursor: c.cursor}]; first != "" && first != scopeStr {
-			fc.warn("cacheScope <later %q> on a later page of <method> disagrees with <first %q> on the first, and 2026-07-28 requires one scope per list request",
+			fc.warn("W23", "cacheScope <later %q> on a later page of <method> disagrees with <first %q> on the first, and 2026-07-28 requires one scope per list request",
 				"cacheScope "+strconv.Quote(scopeStr)+" on a later page of "+c.method+" disagrees with "+strconv.Quote(first)+
 					" on the first, and 2026-07-28 requires one scope per list request")
 		}

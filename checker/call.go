@@ -45,6 +45,7 @@ type call struct {
 	line    int
 
 	cursored bool // a tools/list request for a later page (it extends the inventory)
+	wireTask bool // the request asked to run as a task (params.task): its answer is a CreateTaskResult
 	// What rules about the answer need to know of the request.
 	revision      string // declared protocol revision ("" for a legacy request)
 	metaCaps      string // raw _meta clientCapabilities ("" when absent)

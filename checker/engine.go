@@ -46,6 +46,11 @@ type Config struct {
 	// Baseline keeps the trusted tool definitions drift is judged against;
 	// nil leaves drift unjudged.
 	Baseline BaselineStore
+	// Wire validates every frame against its revision's JSON schema and
+	// counts the wire signal without gating on it. Validation also runs
+	// when wire is in FailOn; otherwise it is skipped (it is the costly
+	// part of a check).
+	Wire bool
 }
 
 // DefaultMaxFindings is how many findings a report keeps by default.
@@ -68,6 +73,8 @@ type Engine struct {
 	order    []*session
 	last     *session
 	findings findingSet
+	wire     bool // validate frames against the schema (wire signal)
+	pool     *wirePool
 }
 
 // New returns an engine for cfg.
@@ -78,12 +85,18 @@ func New(cfg Config) *Engine {
 	if cfg.MaxFindings <= 0 {
 		cfg.MaxFindings = DefaultMaxFindings
 	}
-	return &Engine{
+	gate := NewGate(cfg.FailOn)
+	e := &Engine{
 		cfg:      cfg,
-		gate:     NewGate(cfg.FailOn),
+		gate:     gate,
 		sessions: map[string]*session{},
 		findings: findingSet{limit: cfg.MaxFindings},
+		wire:     cfg.Wire || gate[SignalWire],
 	}
+	if e.wire {
+		e.pool = newWirePool()
+	}
+	return e
 }
 
 // Ingest judges one frame. It reports false when the frame names no session
@@ -121,7 +134,10 @@ func (e *Engine) Sessions() int { return len(e.order) }
 // Report closes every session and returns the result. Call it once, after
 // the last frame.
 func (e *Engine) Report() *Report {
-	rep := &Report{FailOn: append([]Signal(nil), e.cfg.FailOn...), Verdict: Passed}
+	if e.pool != nil {
+		e.pool.flush()
+	}
+	rep := &Report{FailOn: append([]Signal(nil), e.cfg.FailOn...), Verdict: Passed, Wire: e.wire}
 	created, verified := false, false
 	for _, s := range e.order {
 		sr := s.close()

@@ -226,17 +226,17 @@ func (s *session) taskHandleRule(fc *frameCtx, c *call) {
 		return
 	}
 	if c.tool == "" {
-		fc.warn("tools/call answered with a task handle uses the io.modelcontextprotocol/tasks extension, which the <side> never advertised",
+		fc.warn("W49", "tools/call answered with a task handle uses the io.modelcontextprotocol/tasks extension, which the <side> never advertised",
 			"tools/call answered with a task handle uses the io.modelcontextprotocol/tasks extension, which the "+side+" never advertised")
 		return
 	}
-	fc.warn("tool <name %q> answered with a task handle uses the io.modelcontextprotocol/tasks extension, which the <side> never advertised",
+	fc.warn("W49", "tool <name %q> answered with a task handle uses the io.modelcontextprotocol/tasks extension, which the <side> never advertised",
 		"tool "+strconv.Quote(c.tool)+" answered with a task handle uses the io.modelcontextprotocol/tasks extension, which the "+side+" never advertised")
 }
 
 // warnTasks reports a frame of the given method that reached for Tasks.
 func warnTasks(fc *frameCtx, method, side string) {
-	fc.warn("<method> uses the io.modelcontextprotocol/tasks extension, which the <side> never advertised",
+	fc.warn("W48", "<method> uses the io.modelcontextprotocol/tasks extension, which the <side> never advertised",
 		method+" uses the io.modelcontextprotocol/tasks extension, which the "+side+" never advertised")
 }
 

@@ -4,6 +4,8 @@ import (
 	"container/heap"
 	"sort"
 	"strconv"
+
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 )
 
 // Where a finding sits within its session, in report order.
@@ -24,6 +26,7 @@ const (
 	rankDeprecated
 	rankLateResult
 	rankPending
+	rankWire
 )
 
 // findingInput is what a rule hands addFinding.
@@ -43,6 +46,8 @@ type findingInput struct {
 	tool        string
 	kind        string
 	text        string
+	rules       []RuleRef
+	wire        *wire.Finding
 }
 
 // keptFinding is a finding plus what orders it.
@@ -149,6 +154,7 @@ func (s *session) addFinding(in findingInput) {
 		Finding: Finding{
 			Signal: in.signal, RuleID: rule, Level: level, SessionID: s.id,
 			Method: method, Tool: tool, Kind: in.kind, Message: msg,
+			Rules: in.rules, Wire: in.wire,
 		},
 		session: s.index, phase: in.phase, ordinal: in.ordinal, rank: in.rank,
 		tuple: tuple, occurrence: occ,

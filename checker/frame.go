@@ -19,6 +19,7 @@ type frameCtx struct {
 
 	warnings []string // warning texts in rule-table order
 	kinds    []string // their fixed templates
+	rules    []string // their catalogue ids (W1...)
 	// The call the frame belongs to, for fingerprints.
 	method, tool string
 
@@ -29,6 +30,12 @@ type frameCtx struct {
 	// or the server answered -32020 itself.
 	mismatch   bool
 	lateResult string // late-result message, when this frame is one
+
+	// The call the frame belongs to (nil for a duplicate answer and for
+	// frames of no call), and the frame's protocol revision once asked.
+	call     *call
+	rev      string
+	revKnown bool
 
 	// What Config.OnFrame is told beyond the findings.
 	callIndex   int // the call the frame belongs to, -1 for none
@@ -47,8 +54,10 @@ type frameError struct {
 	method, tool string
 }
 
-// warn records a warning: its fixed template and its filled-in text.
-func (fc *frameCtx) warn(kind, text string) {
+// warn records a warning of a catalogue rule: its fixed template and its
+// filled-in text.
+func (fc *frameCtx) warn(rule, kind, text string) {
+	fc.rules = append(fc.rules, rule)
 	fc.kinds = append(fc.kinds, kind)
 	fc.warnings = append(fc.warnings, text)
 }
@@ -121,7 +130,7 @@ func (fc *frameCtx) finish() {
 			"frame on the protocol channel is not valid JSON-RPC")
 	}
 	if warning != "" {
-		fc.emit(SignalWarn, rankWarn, fc.method, fc.tool, strings.Join(fc.kinds, ", "), warning)
+		fc.emitRules(SignalWarn, rankWarn, strings.Join(fc.kinds, ", "), warning, ruleRefs(fc.rules, fc.revision(), nil))
 	}
 	if fc.mismatch {
 		s.counters.Mismatches++
@@ -129,7 +138,12 @@ func (fc *frameCtx) finish() {
 		if warning != "" {
 			text = "routing header mismatch: " + warning
 		}
-		fc.emit(SignalMismatch, rankMismatch, fc.method, fc.tool, strings.Join(fc.kinds, ", "), text)
+		ids := fc.rules
+		if fc.msg.hasError && isHeaderMismatchError(fc.msg.errorVal) {
+			ids = append(ids[:len(ids):len(ids)], "M1")
+		}
+		refs := ruleRefs(ids, fc.revision(), func(r *Rule) bool { return r.Mismatch || r.Signal == SignalMismatch })
+		fc.emitRules(SignalMismatch, rankMismatch, strings.Join(fc.kinds, ", "), text, refs)
 	}
 	if fc.deprecated != "" {
 		fc.emit(SignalDeprecated, rankDeprecated, fc.method, fc.tool, fc.deprecated, fc.deprecated)
@@ -141,6 +155,17 @@ func (fc *frameCtx) finish() {
 	if on := s.e.cfg.OnFrame; on != nil {
 		on(fc.event(warning))
 	}
+}
+
+// emitRules emits a finding of catalogue rules and counts the rules'
+// frames.
+func (fc *frameCtx) emitRules(sig Signal, rank int, kind, text string, refs []RuleRef) {
+	fc.s.ruleHits.add(refs)
+	fc.s.addFinding(findingInput{
+		signal: sig, phase: phaseFrames, ordinal: fc.ordinal, rank: rank,
+		seq: fc.f.Seq, path: fc.pos.Path, line: fc.pos.Line,
+		method: fc.method, tool: fc.tool, kind: kind, text: text, rules: refs,
+	})
 }
 
 func (fc *frameCtx) emit(sig Signal, rank int, method, tool, kind, text string) {
@@ -156,5 +181,6 @@ func (fc *frameCtx) belongsTo(c *call) {
 	if c != nil {
 		fc.method, fc.tool = c.method, c.tool
 		fc.callIndex = c.index
+		fc.call = c
 	}
 }

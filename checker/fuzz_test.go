@@ -27,7 +27,7 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Add([]byte(`{"session_id":"s","seq":1,"raw":{"jsonrpc":"2.0","id":1,"method":"tools/call"}}` + "\n" + `{"session_id":"s","se`))
 	f.Add([]byte("{\n\"session_id\":\"s\"}{\"session_id\":\"t\",\"raw\":[{]}\n"))
-	gates, _ := checker.ParseFailOn("error,invalid,warn,mismatch,pending,late-result,drift,deprecated,incomplete,schema")
+	gates, _ := checker.ParseFailOn("error,invalid,warn,mismatch,pending,late-result,drift,deprecated,incomplete,schema,wire")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		eng := checker.New(checker.Config{FailOn: gates, MaxDuration: 1, ExpectTools: []string{"echo"}, ForbidTools: []string{"rm"}, MaxFindings: 50})
 		r := capture.NewReader(bytes.NewReader(data), "fuzz.jsonl")

@@ -62,10 +62,10 @@ func (s *session) headerRules(fc *frameCtx) {
 	case f.Direction == capture.ClientToServer && m.kind == kindRequest && !f.Batch:
 		s.requestMetaRules(fc)
 	case s.stateless && f.Direction == capture.ServerToClient && m.kind == kindRequest && !f.Batch:
-		fc.warn("server sent a JSON-RPC request <m>, which 2026-07-28 replaced with the MRTR pattern",
+		fc.warn("W41", "server sent a JSON-RPC request <m>, which 2026-07-28 replaced with the MRTR pattern",
 			"server sent a JSON-RPC request "+strconv.Quote(m.method)+", which 2026-07-28 replaced with the MRTR pattern")
 	case s.stateless && f.Direction == capture.ClientToServer && m.kind == kindResponse:
-		fc.warn("client sent a JSON-RPC response, which 2026-07-28 no longer defines",
+		fc.warn("W42", "client sent a JSON-RPC response, which 2026-07-28 no longer defines",
 			"client sent a JSON-RPC response, which 2026-07-28 no longer defines")
 	}
 }
@@ -88,12 +88,12 @@ func (s *session) routingHeaderRules(fc *frameCtx) {
 
 	// W36
 	if f.Batch && (f.McpMethod != "" || f.McpName != "") {
-		fc.warn("routing headers are invalid on a JSON-RPC batch", "routing headers are invalid on a JSON-RPC batch")
+		fc.warn("W36", "routing headers are invalid on a JSON-RPC batch", "routing headers are invalid on a JSON-RPC batch")
 		fc.mismatch = true
 	}
 	// W37
 	if h := f.McpMethod; h != "" && m.method != "" && h != m.method && !scrubbedPair(redacted, h, m.method) {
-		fc.warn("routing header Mcp-Method <h> disagrees with body method <m>",
+		fc.warn("W37", "routing header Mcp-Method <h> disagrees with body method <m>",
 			"routing header Mcp-Method "+h+" disagrees with body method "+m.method)
 		fc.mismatch = true
 	}
@@ -105,7 +105,7 @@ func (s *session) routingHeaderRules(fc *frameCtx) {
 				decoded = h // not Base64 after all: it cannot name the body's operation
 			}
 			if decoded != name && !scrubbedPair(redacted, h, name) && !scrubbedPair(redacted, decoded, name) {
-				fc.warn("routing header Mcp-Name <decoded> disagrees with body name <name>",
+				fc.warn("W38", "routing header Mcp-Name <decoded> disagrees with body name <name>",
 					"routing header Mcp-Name "+strconv.Quote(decoded)+" disagrees with body name "+strconv.Quote(name))
 				fc.mismatch = true
 			}
@@ -114,7 +114,7 @@ func (s *session) routingHeaderRules(fc *frameCtx) {
 	// W39
 	if h := f.McpProtocolVersion; h != "" {
 		if v := member(requestMeta(m), metaProtocolVersion); v.Type == gjson.String && v.Str != "" && v.Str != h && !scrubbedPair(redacted, h, v.Str) {
-			fc.warn("MCP-Protocol-Version header <h> disagrees with _meta protocolVersion <m>",
+			fc.warn("W39", "MCP-Protocol-Version header <h> disagrees with _meta protocolVersion <m>",
 				"MCP-Protocol-Version header "+h+" disagrees with _meta protocolVersion "+v.Str)
 			fc.mismatch = true
 		}
@@ -140,29 +140,29 @@ func (s *session) requestMetaRules(fc *frameCtx) {
 	// W40
 	if f.Transport == capture.TransportHTTP {
 		if f.McpProtocolVersion == "" {
-			fc.warn("required routing header <Header> is missing", "required routing header MCP-Protocol-Version is missing")
+			fc.warn("W40", "required routing header <Header> is missing", "required routing header MCP-Protocol-Version is missing")
 			fc.mismatch = true
 		}
 		if f.McpMethod == "" {
-			fc.warn("required routing header <Header> is missing", "required routing header Mcp-Method is missing")
+			fc.warn("W40", "required routing header <Header> is missing", "required routing header Mcp-Method is missing")
 			fc.mismatch = true
 		}
 		if f.McpName == "" {
 			switch m.method {
 			case "tools/call", "resources/read", "prompts/get":
-				fc.warn("required routing header <Header> is missing", "required routing header Mcp-Name is missing")
+				fc.warn("W40", "required routing header <Header> is missing", "required routing header Mcp-Name is missing")
 				fc.mismatch = true
 			}
 		}
 	}
 	// W43
 	if caps := member(meta, metaClientCapabilities); !caps.Exists() || caps.Type == gjson.Null {
-		fc.warn("request _meta is missing required io.modelcontextprotocol/clientCapabilities",
+		fc.warn("W43", "request _meta is missing required io.modelcontextprotocol/clientCapabilities",
 			"request _meta is missing required io.modelcontextprotocol/clientCapabilities")
 	}
 	// W44
 	if !hasMetaVersion {
-		fc.warn("request _meta is missing required io.modelcontextprotocol/protocolVersion",
+		fc.warn("W44", "request _meta is missing required io.modelcontextprotocol/protocolVersion",
 			"request _meta is missing required io.modelcontextprotocol/protocolVersion")
 	}
 	// From here on the session speaks 2026-07-28: server requests and client

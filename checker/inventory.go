@@ -50,7 +50,7 @@ func (s *session) onToolsList(fc *frameCtx, c *call) {
 		inv.tools = append(inv.tools, listedTool{name: clone(name.Str), raw: []byte(t.Raw), redacted: redacted})
 		if reason := toolschema.RootProblem(t, redacted); reason != "" {
 			const tail = `, and 2026-07-28 requires one whose root type is "object"`
-			fc.warn("tool <name> advertises <reason>"+tail, "tool "+strconv.Quote(name.Str)+" advertises "+reason+tail)
+			fc.warn("W16", "tool <name> advertises <reason>"+tail, "tool "+strconv.Quote(name.Str)+" advertises "+reason+tail)
 		}
 		return true
 	})

@@ -13,9 +13,9 @@ func checkJSONRPCShape(fc *frameCtx) {
 	m := &fc.msg
 	switch {
 	case !m.hasRPC || m.jsonrpc.Type == gjson.Null || (m.jsonrpc.Type == gjson.String && m.jsonrpc.Str == ""):
-		fc.warn("missing jsonrpc=2.0", "missing jsonrpc=2.0")
+		fc.warn("W1", "missing jsonrpc=2.0", "missing jsonrpc=2.0")
 	case m.jsonrpc.Type != gjson.String || m.jsonrpc.Str != "2.0":
-		fc.warn("jsonrpc must be 2.0", "jsonrpc must be 2.0")
+		fc.warn("W2", "jsonrpc must be 2.0", "jsonrpc must be 2.0")
 	}
 	if m.kind == kindRequest {
 		checkRequestID(fc, m.id)
@@ -26,13 +26,13 @@ func checkJSONRPCShape(fc *frameCtx) {
 	}
 	switch {
 	case m.hasResult && m.id.Type == gjson.Null:
-		fc.warn("result response id is null; it names no request", "result response id is null; it names no request")
+		fc.warn("W6", "result response id is null; it names no request", "result response id is null; it names no request")
 	}
 	switch {
 	case !m.hasResult && !m.hasError:
-		fc.warn("response has neither result nor error", "response has neither result nor error")
+		fc.warn("W7", "response has neither result nor error", "response has neither result nor error")
 	case m.hasResult && m.hasError:
-		fc.warn("response has both result and error", "response has both result and error")
+		fc.warn("W8", "response has both result and error", "response has both result and error")
 	}
 }
 
@@ -42,18 +42,18 @@ func checkRequestID(fc *frameCtx, id gjson.Result) {
 	switch id.Type {
 	case gjson.Number:
 		if !isIntegral(id.Raw) {
-			fc.warn("request id <raw number> is not an integer"+tail, "request id "+id.Raw+" is not an integer"+tail)
+			fc.warn("W3", "request id <raw number> is not an integer"+tail, "request id "+id.Raw+" is not an integer"+tail)
 		}
 	case gjson.Null:
-		fc.warn("request id is null"+tail, "request id is null"+tail)
+		fc.warn("W4", "request id is null"+tail, "request id is null"+tail)
 	case gjson.True, gjson.False:
-		fc.warn("request id has type boolean"+tail, "request id has type boolean"+tail)
+		fc.warn("W5", "request id has type boolean"+tail, "request id has type boolean"+tail)
 	case gjson.JSON:
 		t := "object"
 		if id.IsArray() {
 			t = "array"
 		}
-		fc.warn("request id has type "+t+tail, "request id has type "+t+tail)
+		fc.warn("W5", "request id has type "+t+tail, "request id has type "+t+tail)
 	}
 }
 

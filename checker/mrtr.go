@@ -84,11 +84,11 @@ func (s *session) linkRetry(fc *frameCtx) *call {
 	issued := found.park
 	switch {
 	case issued.statePresent && !state.Exists():
-		fc.warn("MRTR retry is missing requestState", "MRTR retry is missing requestState")
+		fc.warn("W26", "MRTR retry is missing requestState", "MRTR retry is missing requestState")
 	case !issued.statePresent && state.Exists():
-		fc.warn("MRTR retry invented requestState", "MRTR retry invented requestState")
+		fc.warn("W27", "MRTR retry invented requestState", "MRTR retry invented requestState")
 	case issued.statePresent && state.Exists() && issued.state != stateValue(state):
-		fc.warn("MRTR retry changed requestState", "MRTR retry changed requestState")
+		fc.warn("W28", "MRTR retry changed requestState", "MRTR retry changed requestState")
 	}
 	s.unpark(found)
 	return found

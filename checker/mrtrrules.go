@@ -32,7 +32,7 @@ func (s *session) inputRequiredRules(fc *frameCtx, c *call) {
 	switch c.method {
 	case "prompts/get", "resources/read", "tools/call":
 	default:
-		fc.warn("InputRequiredResult on <method %q>, which 2026-07-28 allows only on prompts/get, resources/read and tools/call",
+		fc.warn("W9", "InputRequiredResult on <method %q>, which 2026-07-28 allows only on prompts/get, resources/read and tools/call",
 			"InputRequiredResult on "+strconv.Quote(c.method)+", which 2026-07-28 allows only on prompts/get, resources/read and tools/call")
 	}
 
@@ -55,7 +55,7 @@ func (s *session) inputRequiredRules(fc *frameCtx, c *call) {
 
 	// W10: at least one of inputRequests entries and requestState.
 	if entries == 0 && !m.resultField("requestState").Exists() {
-		fc.warn("InputRequiredResult carries neither inputRequests nor requestState, and 2026-07-28 requires at least one",
+		fc.warn("W10", "InputRequiredResult carries neither inputRequests nor requestState, and 2026-07-28 requires at least one",
 			"InputRequiredResult carries neither inputRequests nor requestState, and 2026-07-28 requires at least one")
 	}
 	if len(methods) == 0 {
@@ -66,7 +66,7 @@ func (s *session) inputRequiredRules(fc *frameCtx, c *call) {
 	// W11: each inner request of a method 2026-07-28 does not allow.
 	for _, method := range methods {
 		if innerCapability(method) == "" {
-			fc.warn("inputRequests names <method %q>, and 2026-07-28 allows only elicitation/create, sampling/createMessage and roots/list",
+			fc.warn("W11", "inputRequests names <method %q>, and 2026-07-28 allows only elicitation/create, sampling/createMessage and roots/list",
 				"inputRequests names "+strconv.Quote(method)+", and 2026-07-28 allows only elicitation/create, sampling/createMessage and roots/list")
 		}
 	}
@@ -89,7 +89,7 @@ func (s *session) inputRequiredRules(fc *frameCtx, c *call) {
 		if capName == "" || (caps.IsObject() && caps.Get(capName).Exists()) {
 			continue
 		}
-		fc.warn("inputRequests asks for <method %q> while the request declared no <cap> capability",
+		fc.warn("W12", "inputRequests asks for <method %q> while the request declared no <cap> capability",
 			"inputRequests asks for "+strconv.Quote(method)+" while the request declared no "+capName+" capability")
 	}
 }

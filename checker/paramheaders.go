@@ -67,7 +67,7 @@ func (s *session) xMcpHeaderRules(fc *frameCtx, c *call) {
 			st.usable++
 		}
 		if violation != "" && report {
-			fc.warn("tool <name> declares <reason>, so its Mcp-Param headers are not checked",
+			fc.warn("W15", "tool <name> declares <reason>, so its Mcp-Param headers are not checked",
 				"tool "+strconv.Quote(name.Str)+" declares "+violation+", so its Mcp-Param headers are not checked")
 		}
 		return true
@@ -384,7 +384,7 @@ func (s *session) paramHeaderRules(fc *frameCtx) {
 			}
 		}
 		if text, kind := checkBinding(b, values, anyScrubbed, args, f.Redacted); text != "" {
-			fc.warn(kind, text)
+			fc.warn("W45", kind, text)
 			fc.mismatch = true
 		}
 	}

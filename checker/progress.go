@@ -72,7 +72,7 @@ func (s *session) progressRules(fc *frameCtx) {
 		e = s.prog.entry(tok.Raw)
 	}
 	if e.completed {
-		fc.warn("progress notification for token <token raw JSON> arrived after its request completed, and 2026-07-28 requires them to stop",
+		fc.warn("W33", "progress notification for token <token raw JSON> arrived after its request completed, and 2026-07-28 requires them to stop",
 			"progress notification for token "+tok.Raw+" arrived after its request completed, and 2026-07-28 requires them to stop")
 	}
 	p := m.paramField("progress")
@@ -80,7 +80,7 @@ func (s *session) progressRules(fc *frameCtx) {
 		return
 	}
 	if e.last != "" && p.Num <= e.lastVal {
-		fc.warn("progress for token <token raw JSON> went from <prev> to <cur>, and 2026-07-28 requires it to increase with each notification",
+		fc.warn("W34", "progress for token <token raw JSON> went from <prev> to <cur>, and 2026-07-28 requires it to increase with each notification",
 			"progress for token "+tok.Raw+" went from "+e.last+" to "+shortNumber(p.Num)+", and 2026-07-28 requires it to increase with each notification")
 	}
 	e.last, e.lastVal = shortNumber(p.Num), p.Num

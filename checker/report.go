@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 )
 
 // Verdict is the outcome of a check.
@@ -44,6 +45,10 @@ type Report struct {
 	FindingsTotal int
 	// FindingsTruncated is FindingsTotal - len(Findings).
 	FindingsTruncated int
+	// Wire is true when frames were validated against their revision's
+	// schema (wire gated, or Config.Wire): only then do reports show the
+	// wire signal.
+	Wire bool
 }
 
 // Source is where a session's first frame was read.
@@ -95,6 +100,12 @@ type SessionReport struct {
 	// Capabilities and Definitions are filled under Config.KeepBodies.
 	Capabilities Capabilities
 	Definitions  []ToolCost
+	// RuleHits counts, per catalogue rule (warn, mismatch, wire), the
+	// frames it fired on, in catalogue order.
+	RuleHits []RuleHit
+	// Wire is what schema validation said about the session; nil when
+	// validation did not run.
+	Wire *WireSummary
 }
 
 // Traffic counts a session's frames by kind.
@@ -178,6 +189,10 @@ type Counters struct {
 	MissingFrames  int `json:"missing_frames"`
 	SchemaFindings int `json:"schema_findings"`
 	Drift          int `json:"drift"`
+	// WireFindings counts frames that break their revision's schema. It is
+	// counted only when validation ran (SessionReport.Wire is set), and the
+	// JSON report shows it only then.
+	WireFindings int `json:"-"`
 }
 
 // Count returns the counter behind a signal.
@@ -203,6 +218,8 @@ func (c Counters) Count(s Signal) int {
 		return c.MissingFrames
 	case SignalSchema:
 		return c.SchemaFindings
+	case SignalWire:
+		return c.WireFindings
 	}
 	return 0
 }
@@ -250,6 +267,12 @@ type Finding struct {
 	// Fingerprint is stable across re-captures of the same scenario: see
 	// the package's fingerprint.go.
 	Fingerprint string
+	// Rules are the catalogue rules a warn, mismatch or wire finding
+	// reports, each with the spec section it enforces for the frame's
+	// revision; nil for other findings.
+	Rules []RuleRef
+	// Wire is the schema problem of a wire finding.
+	Wire *wire.Finding
 }
 
 // Rule is the rule a finding is reported under: RuleID, or its signal's

@@ -37,7 +37,7 @@ func (s *session) onRequest(fc *frameCtx) {
 	if prev, ok := s.calls.open[key]; ok && prev.open() {
 		// The id is reused while its call is in flight: the earlier call can
 		// never be answered now.
-		fc.warn("request reuses an id already in flight", "request reuses an id already in flight")
+		fc.warn("W29", "request reuses an id already in flight", "request reuses an id already in flight")
 		prev.state = stateSuperseded
 		prev.end = f.TS
 		s.unpark(prev)

@@ -28,7 +28,7 @@ func (s *session) onResponse(fc *frameCtx) {
 				return
 			}
 			fc.method, fc.tool, fc.callIndex = sc.method, sc.tool, sc.index
-			fc.warn("duplicate response for the same id", "duplicate response for the same id")
+			fc.warn("W25", "duplicate response for the same id", "duplicate response for the same id")
 			return
 		}
 	}
@@ -38,7 +38,7 @@ func (s *session) onResponse(fc *frameCtx) {
 			s.truncCredit--
 			return
 		}
-		fc.warn("response id has no matching request", "response id has no matching request")
+		fc.warn("W24", "response id has no matching request", "response id has no matching request")
 		if m.hasError {
 			fc.unmatchedError()
 		}
@@ -49,7 +49,7 @@ func (s *session) onResponse(fc *frameCtx) {
 	case c.open() && !c.answered:
 		s.firstAnswer(fc, c)
 	default:
-		fc.warn("duplicate response for the same id", "duplicate response for the same id")
+		fc.warn("W25", "duplicate response for the same id", "duplicate response for the same id")
 	}
 }
 

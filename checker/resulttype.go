@@ -17,8 +17,8 @@ func (s *session) resultTypeRules(fc *frameCtx, c *call) {
 	rt := m.resultField("resultType")
 	switch {
 	case !rt.Exists():
-		fc.warn("result is missing required resultType", "result is missing required resultType")
+		fc.warn("W13", "result is missing required resultType", "result is missing required resultType")
 	case rt.Type != gjson.String || rt.Str == "":
-		fc.warn("result has an invalid resultType", "result has an invalid resultType")
+		fc.warn("W14", "result has an invalid resultType", "result has an invalid resultType")
 	}
 }

@@ -33,6 +33,6 @@ func (s *session) serverCancelRules(fc *frameCtx) {
 		return
 	}
 	fc.method, fc.tool = method, tool
-	fc.warn("server cancelled <method %q>, and 2026-07-28 lets a server cancel only a subscriptions/listen request",
+	fc.warn("W35", "server cancelled <method %q>, and 2026-07-28 lets a server cancel only a subscriptions/listen request",
 		"server cancelled "+strconv.Quote(method)+", and 2026-07-28 lets a server cancel only a subscriptions/listen request")
 }

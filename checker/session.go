@@ -58,6 +58,10 @@ type session struct {
 	prog   progressState
 	params paramHeaderState
 	ext    extensionState
+
+	rev      revisionState
+	wire     wireState
+	ruleHits ruleHits
 }
 
 func newSession(e *Engine, index int, f *capture.Frame, pos Position) *session {
@@ -157,6 +161,7 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	}
 	s.frameRules(fc)
 	s.deprecation(fc)
+	s.wireRules(fc)
 }
 
 // withheld handles a message whose body redaction gave up on
@@ -274,6 +279,8 @@ func (s *session) close() *SessionReport {
 		sr.Counters.Drift++
 	}
 	s.toolFindings(sr)
+	sr.Wire = s.wireSummary()
+	sr.RuleHits = s.ruleHits.sorted()
 	sr.Assertions = s.asserts.evaluate(s.e.cfg)
 	for _, a := range sr.Assertions {
 		if !a.Passed {

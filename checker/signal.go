@@ -19,6 +19,10 @@ const (
 	SignalDeprecated Signal = "deprecated"
 	SignalIncomplete Signal = "incomplete"
 	SignalSchema     Signal = "schema"
+	// SignalWire counts frames that break the JSON schema of their
+	// session's protocol revision. Validation is opt in: it runs only when
+	// wire is gated or Config.Wire asks for it.
+	SignalWire Signal = "wire"
 )
 
 // AllSignals lists every signal in report order, the order failed signals
@@ -26,6 +30,7 @@ const (
 var AllSignals = []Signal{
 	SignalError, SignalInvalid, SignalWarn, SignalMismatch, SignalPending,
 	SignalLateResult, SignalDrift, SignalDeprecated, SignalIncomplete, SignalSchema,
+	SignalWire,
 }
 
 // DefaultFailOn is the gate when --fail-on is not given.
@@ -45,7 +50,7 @@ func ParseFailOn(value string) ([]Signal, error) {
 	for _, part := range strings.Split(value, ",") {
 		name := Signal(strings.TrimSpace(part))
 		if !isSignal(name) {
-			return nil, fmt.Errorf("--fail-on must contain error, invalid, warn, mismatch, pending, late-result, drift, deprecated, incomplete, or schema, got %q", part)
+			return nil, fmt.Errorf("--fail-on must contain error, invalid, warn, mismatch, pending, late-result, drift, deprecated, incomplete, schema, or wire, got %q", part)
 		}
 		set[name] = true
 	}

@@ -119,7 +119,7 @@ func (s *session) subscriptionRules(fc *frameCtx) {
 	}
 	id := m.metaField(subscriptionIDKey)
 	if !id.Exists() || id.Type == gjson.Null {
-		fc.warn("notification <m %q> carries no io.modelcontextprotocol/subscriptionId, which 2026-07-28 requires on a subscription stream",
+		fc.warn("W30", "notification <m %q> carries no io.modelcontextprotocol/subscriptionId, which 2026-07-28 requires on a subscription stream",
 			"notification "+strconv.Quote(m.method)+" carries no io.modelcontextprotocol/subscriptionId, which 2026-07-28 requires on a subscription stream")
 		return
 	}
@@ -128,11 +128,11 @@ func (s *session) subscriptionRules(fc *frameCtx) {
 		return // a stream the capture did not see opened
 	}
 	if !l.acked {
-		fc.warn("notification <m %q> arrived on subscription <id raw> before its acknowledgment, which 2026-07-28 requires first",
+		fc.warn("W31", "notification <m %q> arrived on subscription <id raw> before its acknowledgment, which 2026-07-28 requires first",
 			"notification "+strconv.Quote(m.method)+" arrived on subscription "+id.Raw+" before its acknowledgment, which 2026-07-28 requires first")
 	}
 	if l.wants&kind == 0 {
-		fc.warn("notification <m %q> was not requested by subscription <id raw>, and 2026-07-28 forbids sending a type the client did not ask for",
+		fc.warn("W32", "notification <m %q> was not requested by subscription <id raw>, and 2026-07-28 forbids sending a type the client did not ask for",
 			"notification "+strconv.Quote(m.method)+" was not requested by subscription "+id.Raw+", and 2026-07-28 forbids sending a type the client did not ask for")
 	}
 }

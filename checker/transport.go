@@ -21,7 +21,7 @@ func (s *session) transportRules(fc *frameCtx) {
 	switch f.Direction {
 	case capture.ClientToServer:
 		if f.Accept != "" && !acceptsJSONAndSSE(f.Accept) {
-			fc.warn("request Accept <accept> does not offer both application/json and text/event-stream, which Streamable HTTP requires",
+			fc.warn("W46", "request Accept <accept> does not offer both application/json and text/event-stream, which Streamable HTTP requires",
 				"request Accept "+strconv.Quote(f.Accept)+" does not offer both application/json and text/event-stream, which Streamable HTTP requires")
 		}
 	case capture.ServerToClient:
@@ -29,7 +29,7 @@ func (s *session) transportRules(fc *frameCtx) {
 			switch capture.MediaType(f.ContentType) {
 			case "application/json", "text/event-stream":
 			default:
-				fc.warn("response Content-Type <type> is neither application/json nor text/event-stream, which Streamable HTTP requires for a JSON-RPC body",
+				fc.warn("W47", "response Content-Type <type> is neither application/json nor text/event-stream, which Streamable HTTP requires for a JSON-RPC body",
 					"response Content-Type "+strconv.Quote(f.ContentType)+" is neither application/json nor text/event-stream, which Streamable HTTP requires for a JSON-RPC body")
 			}
 		}

@@ -44,6 +44,7 @@ var counterColumns = []struct {
 	{"deprecated", checker.SignalDeprecated},
 	{"missing frames", checker.SignalIncomplete},
 	{"schema", checker.SignalSchema},
+	{"wire", checker.SignalWire}, // only when schema validation ran
 }
 
 // Summary renders the job summary: a headline with the verdict and the
@@ -112,16 +113,16 @@ func sessionSection(s *checker.SessionReport) string {
 		b.WriteString(strings.Join(about, " · ") + "\n\n")
 	}
 
-	heads := make([]string, len(counterColumns))
-	aligns := make([]string, len(counterColumns))
-	cells := make([]string, len(counterColumns))
-	for i, c := range counterColumns {
-		heads[i], aligns[i] = c.head, "---:"
+	var heads, aligns, cells []string
+	for _, c := range counterColumns {
+		if c.signal == checker.SignalWire && s.Wire == nil {
+			continue
+		}
 		n := strconv.Itoa(s.Counters.Count(c.signal))
 		if slices.Contains(s.FailedSignals, c.signal) {
 			n = "**" + n + "**"
 		}
-		cells[i] = n
+		heads, aligns, cells = append(heads, c.head), append(aligns, "---:"), append(cells, n)
 	}
 	writeRow(&b, heads)
 	writeRow(&b, aligns)

@@ -31,6 +31,7 @@ var nouns = map[checker.Signal][2]string{
 	checker.SignalDeprecated: {"deprecated protocol feature", "deprecated protocol features"},
 	checker.SignalIncomplete: {"dropped frame", "dropped frames"},
 	checker.SignalSchema:     {"schema finding", "schema findings"},
+	checker.SignalWire:       {"frame breaking the schema", "frames breaking the schema"},
 }
 
 // noun returns the word for count things of signal s.
@@ -59,7 +60,8 @@ func build(rep *checker.Report) junit.Testsuites {
 
 // buildSuite returns one session's testsuite: a skipped "<sid>/baseline"
 // case when the run recorded the session's first-seen baseline, the 10
-// signal testcases in checker.AllSignals order, then the assertions testcase.
+// signal testcases in checker.AllSignals order (11 with wire, when schema
+// validation ran), then the assertions testcase.
 func buildSuite(rep *checker.Report, s *checker.SessionReport) junit.Testsuite {
 	suite := junit.Testsuite{Name: s.ID, Time: zeroTime}
 	for _, id := range s.RunIDs {
@@ -71,11 +73,24 @@ func buildSuite(rep *checker.Report, s *checker.SessionReport) junit.Testsuite {
 		tc.Skipped = &junit.Result{Message: baselineRecorded}
 		addCase(&suite, tc)
 	}
-	for _, sig := range checker.AllSignals {
+	for _, sig := range reportedSignals(rep) {
 		addCase(&suite, signalCase(rep, s, sig))
 	}
 	addCase(&suite, assertionsTestcase(s))
 	return suite
+}
+
+// reportedSignals are the signals a report has a testcase for: all of
+// them, wire only when schema validation ran (otherwise nothing counted
+// it, and a report without it reads as before).
+func reportedSignals(rep *checker.Report) []checker.Signal {
+	out := make([]checker.Signal, 0, len(checker.AllSignals))
+	for _, sig := range checker.AllSignals {
+		if sig != checker.SignalWire || rep.Wire {
+			out = append(out, sig)
+		}
+	}
+	return out
 }
 
 // addCase adds tc to suite. A skipped case counts in tests but not in

@@ -165,8 +165,8 @@ func TestWriteParsesBack(t *testing.T) {
 				for j, c := range suite.Testcases {
 					name := assertionsCase
 					gated := len(s.FailedAssertions()) > 0
-					if j < len(checker.AllSignals) {
-						sig := checker.AllSignals[j]
+					if signals := reportedSignals(tc.rep); j < len(signals) {
+						sig := signals[j]
 						name = string(sig)
 						gated = slices.Contains(tc.rep.FailOn, sig) && s.Counters.Count(sig) > 0
 					}

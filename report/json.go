@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 )
 
 // JSONVersion is the version of the check JSON document.
@@ -28,7 +29,7 @@ type jsonSession struct {
 	Transport     string                `json:"transport"`
 	Source        jsonSource            `json:"source"`
 	RunIDs        []string              `json:"run_ids"`
-	Counters      checker.Counters      `json:"counters"`
+	Counters      jsonCounters          `json:"counters"`
 	FailedSignals []checker.Signal      `json:"failed_signals"`
 	Tools         []checker.ToolStats   `json:"tools"`
 	Interactions  []checker.Interaction `json:"interactions"`
@@ -41,6 +42,15 @@ type jsonSession struct {
 	// Baseline and SchemaFindings carry the drift and schema verdicts.
 	Baseline       checker.BaselineResult  `json:"baseline"`
 	SchemaFindings []checker.SchemaFinding `json:"schema_findings"`
+	// Wire is what schema validation said; present only when it ran.
+	Wire *checker.WireSummary `json:"wire,omitempty"`
+}
+
+// jsonCounters are the session's counters, plus wire_findings when schema
+// validation ran (absent otherwise: nothing was counted).
+type jsonCounters struct {
+	checker.Counters
+	WireFindings *int `json:"wire_findings,omitempty"`
 }
 
 type jsonSource struct {
@@ -61,6 +71,12 @@ type jsonFinding struct {
 	Kind        string         `json:"kind"`
 	Message     string         `json:"message"`
 	Fingerprint string         `json:"fingerprint"`
+	// Rules are the catalogue rules of a warn, mismatch or wire finding,
+	// each with the spec section it enforces.
+	Rules []checker.RuleRef `json:"rules,omitempty"`
+	// Wire is a wire finding's schema problem: revision, definition, and
+	// the failing instance locations (JSON pointers) and keywords.
+	Wire *wire.Finding `json:"wire,omitempty"`
 }
 
 type jsonAssertion struct {
@@ -87,9 +103,10 @@ func WriteJSON(w io.Writer, rep *checker.Report) error {
 			SessionID: s.ID, ServerLabel: s.Label, Transport: s.Transport,
 			Source:   jsonSource{Path: src, FirstLine: s.Source.FirstLine},
 			RunIDs:   nonNil(s.RunIDs),
-			Counters: s.Counters, FailedSignals: nonNil(s.FailedSignals),
+			Counters: countersJSON(s), FailedSignals: nonNil(s.FailedSignals),
 			Tools: nonNil(s.Tools), Interactions: nonNil(s.Interactions), InteractionsTruncated: s.InteractionsTruncated, Elicitations: nonNil(s.Elicitations), ElicitationsTruncated: s.ElicitationsTruncated,
 			Baseline: baselineJSON(s.Baseline), SchemaFindings: nonNil(s.SchemaFindings),
+			Wire: s.Wire,
 		})
 		for _, a := range s.Assertions {
 			out.Assertions = append(out.Assertions, jsonAssertion{AssertionResult: a, SessionID: s.ID})
@@ -104,6 +121,7 @@ func WriteJSON(w io.Writer, rep *checker.Report) error {
 			Signal: signal, RuleID: f.RuleID, Level: f.Level, SessionID: f.SessionID,
 			Seq: f.Seq, Line: f.Line, Path: f.Path, Method: f.Method, Tool: f.Tool,
 			Kind: f.Kind, Message: f.Message, Fingerprint: f.Fingerprint,
+			Rules: f.Rules, Wire: f.Wire,
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -122,4 +140,14 @@ func nonNil[T any](s []T) []T {
 func baselineJSON(b checker.BaselineResult) checker.BaselineResult {
 	b.Drift = nonNil(b.Drift)
 	return b
+}
+
+// countersJSON adds wire_findings to the counters when validation ran.
+func countersJSON(s *checker.SessionReport) jsonCounters {
+	c := jsonCounters{Counters: s.Counters}
+	if s.Wire != nil {
+		n := s.Counters.WireFindings
+		c.WireFindings = &n
+	}
+	return c
 }

@@ -17,7 +17,8 @@ import (
 
 // TextOptions tune the text report.
 type TextOptions struct {
-	// Verbose adds each session's multi-round-trip interactions.
+	// Verbose adds each session's rules that fired with their spec links,
+	// its multi-round-trip interactions and its elicitations.
 	Verbose bool
 }
 
@@ -41,6 +42,7 @@ func WriteText(w io.Writer, rep *checker.Report, opts TextOptions) error {
 				fmt.Fprintf(bw, "  %s: %s\n", f.Kind, line(strings.Join(f.Tools, ", ")))
 			}
 		}
+		writeWire(bw, s, opts.Verbose)
 		if len(s.FailedSignals) > 0 {
 			names := make([]string, len(s.FailedSignals))
 			for i, sig := range s.FailedSignals {
@@ -52,6 +54,7 @@ func WriteText(w io.Writer, rep *checker.Report, opts TextOptions) error {
 			fmt.Fprintf(bw, "assertion failed: %s\n", line(a.Message))
 		}
 		if opts.Verbose {
+			writeRuleHits(bw, s)
 			writeInteractions(bw, s)
 			writeElicitations(bw, s)
 		}

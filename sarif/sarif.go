@@ -109,7 +109,7 @@ func build(rep *checker.Report, opts Options, limit int) (*gosarif.Report, error
 	}
 	run := gosarif.NewRunWithInformationURI(ToolName, InformationURI)
 	run.Tool.Driver.WithVersion(version)
-	addRules(run)
+	addRules(run, rep != nil && rep.Wire)
 	doc.AddRun(run)
 
 	if rep == nil {
@@ -118,7 +118,7 @@ func build(rep *checker.Report, opts Options, limit int) (*gosarif.Report, error
 	// Check every finding, not only those that survive the cap, so that an
 	// engine bug fails the same way whatever the count.
 	for i := range rep.Findings {
-		if err := checkFinding(&rep.Findings[i]); err != nil {
+		if err := checkFinding(&rep.Findings[i], rep.Wire); err != nil {
 			return nil, err
 		}
 	}
@@ -138,6 +138,7 @@ func build(rep *checker.Report, opts Options, limit int) (*gosarif.Report, error
 			res.PropertyBag = *gosarif.NewPropertyBag()
 			res.Add(RunIDsProperty, ids)
 		}
+		addResultRules(res, &kept[i])
 		run.AddResult(res)
 	}
 	if dropped := found - len(kept); dropped > 0 {
@@ -156,9 +157,9 @@ const RunIDsProperty = "mcpsnoop/runIds"
 
 // checkFinding refuses what SARIF cannot express: a rule that is not
 // declared (go-sarif would write ruleIndex 2^64-1) or an unknown level.
-func checkFinding(f *checker.Finding) error {
+func checkFinding(f *checker.Finding, wire bool) error {
 	id := f.Rule()
-	if ruleIndex(id) < 0 {
+	if ruleIndex(id, wire) < 0 {
 		return fmt.Errorf("sarif: session %s frame %d: unknown rule id %q", f.SessionID, f.Seq, id)
 	}
 	if !slices.Contains(levelOrder, string(f.Level)) {

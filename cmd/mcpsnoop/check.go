@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +37,8 @@ type checkOptions struct {
 	listRuns    bool
 	redact      redactFlags
 	github      githubOptions
+	wire        bool
+	explain     string
 }
 
 func newCheckCmd() *cobra.Command {
@@ -51,16 +54,24 @@ Inputs: log paths, session ids (looked up in the state directory), directories
 argument the newest log in the state directory is checked.
 
 Signals for --fail-on: error, invalid, warn, mismatch, pending, late-result,
-drift, deprecated, incomplete, schema. Every signal is counted; only the gated
-ones fail the run.
+drift, deprecated, incomplete, schema, wire. Every signal is counted; only the
+gated ones fail the run. wire (every frame validated against the MCP JSON
+schema of its session's protocol revision) runs only when gated or asked for
+with --wire, as it costs time. --explain RULE says what a rule checks and
+which section of the specification it enforces.
 
 Exit codes: 0 passed, 1 a gated signal or an assertion failed, 2 nothing was
 checked (bad flag or unreadable input; the reason goes to stderr and nothing to
 stdout).`,
 		Example: `  mcpsnoop check run.jsonl
   mcpsnoop check --fail-on error,invalid,warn,pending --max-duration 5s logs/
-  mcpsnoop check --format sarif --junit report.xml run.jsonl > results.sarif`,
+  mcpsnoop check --format sarif --junit report.xml run.jsonl > results.sarif
+  mcpsnoop check --fail-on error,invalid,warn,wire run.jsonl
+  mcpsnoop check --explain W24`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("explain") {
+				return runExplain(cmd, args, o.explain)
+			}
 			return runCheckCmd(cmd, args, o)
 		},
 	}
@@ -82,6 +93,8 @@ stdout).`,
 	f.BoolVar(&o.listRuns, "runs", false, "list the agent runs found, newest first, and exit")
 	o.redact.register(f)
 	o.github.addFlags(f)
+	f.BoolVar(&o.wire, "wire", false, "validate every frame against the JSON schema of its protocol revision and count the wire signal, without gating on it")
+	f.StringVar(&o.explain, "explain", "", "print what a rule checks (W1-W49, M1, wire; all lists them) and the spec section it enforces, and exit")
 	return cmd
 }
 
@@ -131,11 +144,16 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		return checkFail("%v", err)
 	}
 
+	validate := o.wire || slices.Contains(failOn, checker.SignalWire)
+	if validate {
+		wireGCTarget()
+	}
 	eng := checker.New(checker.Config{
 		FailOn: failOn, MaxDuration: o.maxDuration, MaxServerDuration: o.maxServer, MaxRoundTrips: o.maxRounds,
 		ExpectTools: o.expectTools, ForbidTools: o.forbidTools,
 		Baseline: baseline.Store{Dir: o.baselineDir},
 		Sessions: sessions,
+		Wire:     validate,
 	})
 	for _, in := range inputs {
 		if err := ingestRedacted(eng, in, cmd.InOrStdin(), red); err != nil {

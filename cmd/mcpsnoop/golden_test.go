@@ -40,6 +40,11 @@ var goldenVariants = []goldenVariant{
 	{suffix: "-max-duration-5s.text", jsonSuffix: "-max-duration-5s.json", args: []string{"--format", "text", "--max-duration", "5s"}, only: "mrtr"},
 	{suffix: "-max-duration-5s.junit.xml", args: []string{"--format", "junit", "--max-duration", "5s"}, only: "mrtr"},
 	{suffix: "-max-duration-5s.sarif", args: []string{"--format", "sarif", "--max-duration", "5s"}, only: "mrtr"},
+	// Schema validation: one log per protocol revision, each with known-bad
+	// frames (finding text, JSON pointer, SARIF line).
+	{suffix: "-wire.text", jsonSuffix: "-wire.json", args: []string{"--format", "text", "-v", "--fail-on", "error,invalid,warn,wire"}, only: "revisions"},
+	{suffix: "-wire.junit.xml", args: []string{"--format", "junit", "--fail-on", "error,invalid,warn,wire"}, only: "revisions"},
+	{suffix: "-wire.sarif", args: []string{"--format", "sarif", "--fail-on", "error,invalid,warn,wire"}, only: "revisions"},
 }
 
 // goldenInputs lists fixtures/*.jsonl and the folders of logs beside them.

@@ -1,0 +1,356 @@
+package wire
+
+import (
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Kind is what a message is.
+type Kind uint8
+
+const (
+	Request Kind = iota
+	Notification
+	Result // a response carrying result, or one carrying neither result nor error
+	Error  // a response carrying error
+)
+
+// Sender is the side that sent a message.
+type Sender uint8
+
+const (
+	Client Sender = iota
+	Server
+)
+
+// Message is one JSON-RPC message to validate.
+type Message struct {
+	// Revision is the protocol revision the message is judged under.
+	Revision string
+	Kind     Kind
+	Sender   Sender
+	// Method is a request's or notification's method; for a response, the
+	// method of the request it answers ("" when that is not known).
+	Method string
+	// TaskAugmented marks the answer to a request that asked to run as a
+	// task (params.task, 2025-11-25): its result is a CreateTaskResult.
+	TaskAugmented bool
+	// Redacted says the capture's redaction rewrote the message: a value
+	// it replaced with "[REDACTED]" is not judged.
+	Redacted bool
+	// Raw is the message, one JSON object.
+	Raw []byte
+}
+
+// Finding says how a message breaks its revision's schema.
+type Finding struct {
+	Revision string `json:"revision"`
+	// Subject names the message: "tools/list result", "tools/call
+	// request", "notifications/progress notification", "error response".
+	Subject string `json:"subject"`
+	// Definition is the schema definition the first issue breaks.
+	Definition string `json:"definition"`
+	// Issues are the first MaxIssues problems, in instance order.
+	Issues []Issue `json:"issues"`
+	// Omitted counts the problems past those.
+	Omitted int `json:"omitted"`
+}
+
+// Issue is one failing instance location.
+type Issue struct {
+	// Pointer is the JSON pointer of the failing value within the message
+	// ("" is the message itself).
+	Pointer string `json:"pointer"`
+	// Relative is the pointer within the value Definition describes: the
+	// result object for a result definition, the message otherwise.
+	Relative string `json:"-"`
+	// Keyword is the schema keyword that failed (required, type, const,
+	// anyOf, ...).
+	Keyword string `json:"keyword"`
+	// Message says what is wrong, in words.
+	Message string `json:"message"`
+	// Definition is the definition whose schema failed.
+	Definition string `json:"definition"`
+}
+
+// MaxIssues is how many problems one finding lists.
+const MaxIssues = 3
+
+// ErrUnknownRevision is returned for a revision without a schema.
+var ErrUnknownRevision = errors.New("no schema for this protocol revision")
+
+// redactedValue is what the capture's redaction writes in place of a value.
+const redactedValue = "[REDACTED]"
+
+// Validate checks m against its revision's schema. It returns nil when the
+// message conforms, ErrUnknownRevision when the revision has no schema,
+// and any other error only when an embedded schema cannot be compiled (a
+// defect of this package).
+func Validate(m Message) (*Finding, error) {
+	r := revisions[m.Revision]
+	if r == nil {
+		return nil, ErrUnknownRevision
+	}
+	if err := r.load(); err != nil {
+		return nil, err
+	}
+	var key []byte
+	if !m.Redacted {
+		buf := shapeBuffers.Get().(*[]byte)
+		defer shapeBuffers.Put(buf)
+		if k, ok := r.shape(&m, *buf); ok {
+			*buf = k[:0]
+			if r.shapes.has(k) {
+				return nil, nil // a shape that validated before
+			}
+			key = k
+		}
+	}
+	v := validation{r: r, m: &m}
+	f, err := v.run()
+	if f == nil && err == nil && key != nil {
+		r.shapes.add(key)
+	}
+	return f, err
+}
+
+// shapeBuffers holds buffers for shape keys.
+var shapeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// validation is one message being checked.
+type validation struct {
+	r      *revision
+	m      *Message
+	msg    any
+	noun   string // request, notification, result, error response
+	issues []Issue
+}
+
+func (v *validation) run() (*Finding, error) {
+	m, r := v.m, v.r
+	paramsSkip, resultSkip := "", "structuredContent"
+	if m.Kind == Request && m.Method == "tools/call" {
+		paramsSkip = "arguments"
+	}
+	d := decoder{b: m.Raw}
+	v.msg = d.message(paramsSkip, resultSkip)
+
+	var err error
+	switch m.Kind {
+	case Request, Notification:
+		err = v.methodMessage()
+	case Result:
+		err = v.result()
+	case Error:
+		v.noun = "error response"
+		err = v.check(r.envError, "", v.msg)
+	}
+	if err != nil || len(v.issues) == 0 {
+		return nil, err
+	}
+	f := &Finding{Revision: m.Revision, Subject: subject(m.Method, v.noun), Definition: v.issues[0].Definition}
+	if len(v.issues) > MaxIssues {
+		f.Omitted = len(v.issues) - MaxIssues
+		v.issues = v.issues[:MaxIssues]
+	}
+	f.Issues = v.issues
+	return f, nil
+}
+
+// methodMessage checks a request or a notification against the definition
+// of its method for its sender, and its envelope.
+func (v *validation) methodMessage() error {
+	m, r := v.m, v.r
+	env, noun := r.envRequest, "request"
+	own, other := r.clientRequests, r.serverRequests
+	if m.Kind == Notification {
+		env, noun = r.envNotification, "notification"
+		own, other = r.clientNotifications, r.serverNotifications
+	}
+	if m.Sender == Server {
+		own, other = other, own
+	}
+	v.noun = noun
+	def := own[m.Method]
+	if def == "" {
+		if other[m.Method] != "" || !r.has(v.senderUnion()) {
+			v.wrongSender(noun)
+		}
+		// A method of no union (an extension's, a vendor's): the envelope
+		// is all the schema says about it.
+		return v.check(env, "", v.msg)
+	}
+	if !r.includesEnvelope(def) {
+		// The method's definition checks params; the envelope's own
+		// (any object) is checked on an empty stand-in.
+		obj, _ := v.msg.(map[string]any)
+		params, isObj := obj["params"].(map[string]any)
+		if isObj && len(params) > 0 {
+			stand := map[string]any{}
+			if meta, ok := params["_meta"]; ok {
+				stand["_meta"] = meta // the envelope types params._meta
+			}
+			obj["params"] = stand
+		}
+		err := v.check(env, "", v.msg)
+		if isObj {
+			obj["params"] = params
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return v.check(def, "", v.msg)
+}
+
+// wrongSender records a known method sent by the side that may not send
+// it.
+func (v *validation) wrongSender(noun string) {
+	m := v.m
+	union, side := v.senderUnion(), "client"
+	if m.Sender == Server {
+		side = "server"
+	}
+	msg := "a " + side + " may not send " + m.Method + " as a " + noun + " in " + m.Revision
+	if !v.r.has(union) {
+		msg = m.Revision + " defines no " + noun + " a " + side + " sends"
+		union = "JSONRPCMessage"
+	}
+	v.issues = append(v.issues, Issue{Pointer: "/method", Relative: "/method", Keyword: "anyOf", Message: msg, Definition: union})
+}
+
+// senderUnion names the union of the messages of the message's kind its
+// sender may send: ClientRequest, ServerNotification and so on.
+func (v *validation) senderUnion() string {
+	side, noun := "Client", "Request"
+	if v.m.Sender == Server {
+		side = "Server"
+	}
+	if v.m.Kind == Notification {
+		noun = "Notification"
+	}
+	return side + noun
+}
+
+// result checks a result response: the result against the definition of
+// the request it answers, the rest against the envelope.
+func (v *validation) result() error {
+	r := v.r
+	v.noun = "result"
+	obj, _ := v.msg.(map[string]any)
+	res, hasResult := obj["result"]
+	def := v.resultDefinition(res)
+	if def == "" || !hasResult {
+		return v.check(r.envResult, "", v.msg)
+	}
+	// The envelope's generic Result says less than def about the result:
+	// the envelope is checked with the result left out (an empty object
+	// stands in for it), and what it says about that stand-in dropped.
+	obj["result"] = map[string]any{}
+	err := v.check(r.envResult, "", obj)
+	obj["result"] = res
+	if err != nil {
+		return err
+	}
+	kept := v.issues[:0]
+	for _, is := range v.issues {
+		if is.Pointer != "/result" && !strings.HasPrefix(is.Pointer, "/result/") {
+			kept = append(kept, is)
+		}
+	}
+	v.issues = kept
+	return v.check(def, "/result", res)
+}
+
+// resultDefinition names the definition a result is held to: the one of
+// the request it answers, an InputRequiredResult where the method allows
+// one (2026-07-28), a CreateTaskResult for a task-augmented request
+// (2025-11-25); the generic Result for a result type an extension defines
+// or an unknown request. "" means the envelope says it all.
+func (v *validation) resultDefinition(res any) string {
+	m, r := v.m, v.r
+	obj, isObj := res.(map[string]any)
+	if !isObj {
+		return ""
+	}
+	rt, hasRT := obj["resultType"].(string)
+	switch {
+	case hasRT && rt == "input_required" && r.has("InputRequiredResult") && r.inputRequired[m.Method]:
+		return "InputRequiredResult"
+	case hasRT && rt != "complete" && rt != "input_required" && r.has("InputRequiredResult"):
+		return "Result" // an extension's result type (the Tasks extension's "task")
+	case m.TaskAugmented && r.has("CreateTaskResult"):
+		return "CreateTaskResult"
+	}
+	reqs := r.clientRequests
+	if m.Sender == Client { // a client's result answers a server's request
+		reqs = r.serverRequests
+	}
+	if def := reqs[m.Method]; def != "" {
+		return r.resultOf[def]
+	}
+	return ""
+}
+
+// check validates inst (found at pointer base of the message) against def
+// and records its issues.
+func (v *validation) check(def, base string, inst any) error {
+	s, err := v.r.schema(def)
+	if err != nil {
+		return err
+	}
+	verr := s.Validate(inst)
+	if verr == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(verr, &ve) {
+		return verr
+	}
+	for _, is := range flatten(ve) {
+		if v.m.Redacted && redactedUnder(inst, is.tokens) {
+			continue
+		}
+		rel := pointer(is.tokens)
+		v.issues = append(v.issues, Issue{
+			Pointer: base + rel, Relative: rel, Keyword: is.keyword, Message: is.message, Definition: def,
+		})
+	}
+	return nil
+}
+
+// subject names a message by its method and noun; by its noun alone when
+// the method is not known.
+func subject(method, noun string) string {
+	if method == "" {
+		return noun
+	}
+	return method + " " + noun
+}
+
+// redactedUnder reports whether the value at tokens, or one on the way to
+// it, is the redaction placeholder.
+func redactedUnder(v any, tokens []string) bool {
+	for _, t := range tokens {
+		if s, ok := v.(string); ok && s == redactedValue {
+			return true
+		}
+		switch c := v.(type) {
+		case map[string]any:
+			v = c[t]
+		case []any:
+			i, ok := index(t)
+			if !ok || i >= len(c) {
+				return false
+			}
+			v = c[i]
+		default:
+			return false
+		}
+	}
+	s, ok := v.(string)
+	return ok && s == redactedValue
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+	"github.com/spf13/cobra"
+)
+
+// check --explain RULE prints what a rule of the catalogue checks: its
+// text, the signal it counts under, the revisions and transports it is
+// judged for, the spec section it enforces per revision, and an example
+// finding. "all" lists the catalogue, one rule a line.
+
+func runExplain(cmd *cobra.Command, args []string, id string) error {
+	if len(args) > 0 {
+		return checkFail("--explain reads no log, got %q", args[0])
+	}
+	w := cmd.OutOrStdout()
+	switch strings.ToLower(strings.TrimSpace(id)) {
+	case "all":
+		for _, r := range checker.Rules() {
+			fmt.Fprintf(w, "%-5s %-8s %-22s %s\n", r.ID, r.Signal, revisionSpan(&r), r.Text)
+		}
+		return nil
+	case string(checker.SignalWarn), string(checker.SignalMismatch):
+		for _, r := range checker.Rules() {
+			if string(r.Signal) == strings.ToLower(id) || (r.Mismatch && strings.EqualFold(id, string(checker.SignalMismatch))) {
+				fmt.Fprintf(w, "%-5s %s\n", r.ID, r.Text)
+			}
+		}
+		return nil
+	}
+	r, ok := checker.LookupRule(id)
+	if !ok {
+		return checkFail("--explain: no rule %q; rules are W1 to W49, M1 and wire (--explain all lists them)", id)
+	}
+	writeExplain(w, &r)
+	return nil
+}
+
+func writeExplain(w io.Writer, r *checker.Rule) {
+	fmt.Fprintf(w, "%s: %s\n", r.ID, r.Text)
+	gate := ""
+	if signalGatedByDefault(r.Signal) {
+		gate = " (in the default gate)"
+	}
+	signal := string(r.Signal) + gate
+	if r.Mismatch {
+		signal += "; its frames count as mismatch too"
+	}
+	fmt.Fprintf(w, "  signal:    %s\n", signal)
+	fmt.Fprintf(w, "  family:    %s\n", r.Family)
+	fmt.Fprintf(w, "  judged on: %s\n", r.Gate)
+	transport := "any transport"
+	if r.HTTPOnly {
+		transport = "streamable HTTP only"
+	}
+	fmt.Fprintf(w, "  revisions: %s; %s\n", strings.Join(r.Revisions(), ", "), transport)
+	if r.ID == checker.RuleWire {
+		fmt.Fprintf(w, "  spec:      the schema reference of the session's revision, at the definition the message broke:\n")
+		for _, rev := range wire.Revisions {
+			fmt.Fprintf(w, "             %s  %s\n", rev, strings.TrimSuffix(wire.SpecURL(rev, ""), "#"))
+		}
+	} else {
+		fmt.Fprintf(w, "  spec:\n")
+		for _, rev := range r.Revisions() {
+			fmt.Fprintf(w, "             %s  %s\n", rev, r.SpecURL(rev))
+		}
+	}
+	fmt.Fprintf(w, "  example:   session s1 frame 7: %s\n", r.Example)
+}
+
+// signalGatedByDefault reports whether --fail-on's default holds sig.
+func signalGatedByDefault(sig checker.Signal) bool {
+	for _, s := range checker.DefaultFailOn {
+		if s == sig {
+			return true
+		}
+	}
+	return false
+}
+
+// revisionSpan sums up the revisions a rule applies to: "all revisions" or
+// "2026-07-28".
+func revisionSpan(r *checker.Rule) string {
+	revs := r.Revisions()
+	if len(revs) == len(wire.Revisions) {
+		return "all revisions"
+	}
+	return strings.Join(revs, ", ")
+}
+
+// ruleTable renders the catalogue as the README's Markdown table: which
+// rules apply to which revisions, and the spec section each enforces.
+func ruleTable() string {
+	var b strings.Builder
+	b.WriteString("| rule | signal |")
+	for _, rev := range wire.Revisions {
+		b.WriteString(" " + rev + " |")
+	}
+	b.WriteString(" spec | finding |\n|---|---|")
+	for range wire.Revisions {
+		b.WriteString(":-:|")
+	}
+	b.WriteString("---|---|\n")
+	for _, r := range checker.Rules() {
+		signal := string(r.Signal)
+		if r.Mismatch {
+			signal += ", mismatch"
+		}
+		if r.HTTPOnly {
+			signal += " (HTTP)"
+		}
+		fmt.Fprintf(&b, "| %s | %s |", r.ID, signal)
+		for _, rev := range wire.Revisions {
+			mark := " "
+			if r.AppliesTo(rev) {
+				mark = "✓"
+			}
+			b.WriteString(" " + mark + " |")
+		}
+		var links []string
+		if r.ID == checker.RuleWire {
+			links = append(links, "[schema]("+checker.SpecBase+wire.Revisions[len(wire.Revisions)-1]+"/schema) of the session's revision")
+		} else {
+			// Each page links to the newest revision it holds for.
+			pages := r.SpecURLs()
+			revs := r.Revisions()
+			for i, p := range pages {
+				label := p.Path
+				newest := revs[len(revs)-1]
+				if i+1 < len(pages) {
+					for _, rev := range revs {
+						if rev < pages[i+1].Revision {
+							newest = rev
+						}
+					}
+					label += " (to " + newest + ")"
+				} else if len(pages) > 1 {
+					label += " (" + p.Revision + " on)"
+				}
+				links = append(links, "["+label+"]("+r.SpecURL(newest)+")")
+			}
+		}
+		// The template in a code span (its <placeholders> are not HTML),
+		// pipes escaped for the table.
+		b.WriteString(" " + strings.Join(links, ", ") + " | `" + strings.ReplaceAll(r.Text, "|", "\\|") + "` |\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/checker"
+)
+
+func TestExplain(t *testing.T) {
+	tests := []struct {
+		args   []string
+		code   int
+		stdout []string // lines stdout must hold
+		stderr string
+	}{
+		{[]string{"--explain", "W13"}, 0, []string{
+			"W13: result is missing required resultType",
+			"  signal:    warn (in the default gate)",
+			"  family:    Result types",
+			"  revisions: 2026-07-28; any transport",
+			"             2026-07-28  https://modelcontextprotocol.io/specification/2026-07-28/basic/index#resulttype",
+			"  example:   session s1 frame 7: result is missing required resultType",
+		}, ""},
+		{[]string{"--explain", "w33"}, 0, []string{
+			"  revisions: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28; any transport",
+			"             2025-11-25  https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress",
+			"             2026-07-28  https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress",
+		}, ""},
+		{[]string{"--explain", "W37"}, 0, []string{
+			"  signal:    warn (in the default gate); its frames count as mismatch too",
+			"  revisions: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28; streamable HTTP only",
+		}, ""},
+		{[]string{"--explain", "wire"}, 0, []string{
+			"  signal:    wire",
+			"             2024-11-05  https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/schema/2024-11-05/schema.json",
+			"             2026-07-28  https://modelcontextprotocol.io/specification/2026-07-28/schema",
+			`  example:   session s1 frame 7: wire: tools/list result: /tools/3: missing property "name" (2025-11-25 ListToolsResult)`,
+		}, ""},
+		{[]string{"--explain", "mismatch"}, 0, []string{"W36   routing headers are invalid on a JSON-RPC batch", "M1    a routing header disagrees with the body (the server answered with error -32020, HeaderMismatch)"}, ""},
+		{[]string{"--explain", "W99"}, 2, nil, `mcpsnoop check: --explain: no rule "W99"; rules are W1 to W49, M1 and wire (--explain all lists them)` + "\n"},
+		{[]string{"--explain", "W1", "run.jsonl"}, 2, nil, `mcpsnoop check: --explain reads no log, got "run.jsonl"` + "\n"},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := checkRun(t, "", tt.args...)
+		if code != tt.code || stderr != tt.stderr {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", tt.args, code, stderr, tt.code, tt.stderr)
+		}
+		if tt.code != 0 && stdout != "" {
+			t.Errorf("%v: stdout %q on a refusal", tt.args, stdout)
+		}
+		lines := strings.Split(stdout, "\n")
+		for _, want := range tt.stdout {
+			if !slices.Contains(lines, want) {
+				t.Errorf("%v: no line %q in\n%s", tt.args, want, stdout)
+			}
+		}
+	}
+	_, all, _ := checkRun(t, "", "--explain", "all")
+	if n := strings.Count(all, "\n"); n != len(checker.Rules()) || !strings.HasPrefix(all, "W1    warn     all revisions          missing jsonrpc=2.0\n") {
+		t.Errorf("--explain all: %d lines\n%s", n, all)
+	}
+}
+
+// The README's rule catalogue is the catalogue: rewrite it with
+//
+//	go test ./cmd/mcpsnoop -run RuleTable -update
+func TestRuleTableInREADME(t *testing.T) {
+	const begin, end = "<!-- rule table: generated, go test ./cmd/mcpsnoop -run RuleTable -update -->\n", "<!-- end of rule table -->\n"
+	path := filepath.Join("..", "..", "README.md")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	i, j := strings.Index(readme, begin), strings.Index(readme, end)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no rule table between %q and %q", begin, end)
+	}
+	want := readme[:i+len(begin)] + ruleTable() + readme[j:]
+	if *update {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if readme != want {
+		t.Errorf("README.md's rule table is not the catalogue's (-update rewrites it):\n%s", firstDiff(readme, want))
+	}
+}
+
+// --wire counts without gating; --fail-on wire gates.
+func TestCheckWireFlags(t *testing.T) {
+	t.Setenv("MCPSNOOP_HOME", t.TempDir())
+	log := filepath.Join("..", "..", "fixtures", "revisions", "files-2025-03-26.jsonl")
+	code, stdout, stderr := checkRun(t, "", "--wire", log)
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "wire findings:\n  validated 11 frames against 2025-03-26: 3 break the schema\n") || !strings.HasSuffix(stdout, "check passed\n") {
+		t.Errorf("--wire: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = checkRun(t, "", "--fail-on", "wire", log)
+	if code != 1 || !strings.Contains(stdout, "check failed: wire\n") {
+		t.Errorf("--fail-on wire: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = checkRun(t, "", log)
+	if code != 0 || strings.Contains(stdout, "wire") {
+		t.Errorf("default: exit %d\n%s", code, stdout)
+	}
+	code, stdout, stderr = checkRun(t, "", "--fail-on", "wires", log)
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "incomplete, schema, or wire, got \"wires\"") {
+		t.Errorf("bad --fail-on: exit %d, stderr %q", code, stderr)
+	}
+}
