@@ -27,6 +27,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/testbin"
 )
 
 const (
@@ -37,9 +39,22 @@ const (
 	movedSHA   = "4444444444444444444444444444444444444444" // v9.9.6 points here, its binary says relCommit
 )
 
-// releaseArchives are mcpsnoop built as a release (version and commit set
-// with -ldflags), archived as GoReleaser archives it (mcpsnoop and
-// README.md at the top), once per version.
+// releaseBuild is mcpsnoop built as a release is (-trimpath, no VCS stamp,
+// version, commit and date set with -ldflags; see .goreleaser.yaml), once
+// per version and commit. The compiled packages are those of the action's
+// own build step (-trimpath too), so each version costs a link. Unlike a
+// release, CGO is left as the machine has it: CGO_ENABLED=0 would compile
+// every package again, and what these tests read of the binary (what
+// `version` says) does not depend on it; the release's own archives are
+// tested end to end behind the e2e tag (packaging/).
+func releaseBuild(t testing.TB, version, commit string) string {
+	t.Helper()
+	return testbin.Build(t, ".", "-trimpath", "-buildvcs=false",
+		"-ldflags=-s -w -X main.version="+version+" -X main.commit="+commit+" -X main.date=2026-12-01T09:00:00Z")
+}
+
+// releaseArchives are release builds archived as GoReleaser archives them
+// (mcpsnoop and README.md at the top), once per version.
 var releaseArchives struct {
 	mu sync.Mutex
 	m  map[string]*releaseArchive
@@ -63,22 +78,8 @@ func releaseTarball(t testing.TB, version string) []byte {
 		releaseArchives.m[version] = ra
 	}
 	releaseArchives.mu.Unlock()
+	bin := releaseBuild(t, version, relCommit)
 	ra.once.Do(func() {
-		dir, err := os.MkdirTemp("", "mcpsnoop-release-")
-		if err != nil {
-			ra.err = err
-			return
-		}
-		defer os.RemoveAll(dir)
-		bin := filepath.Join(dir, "mcpsnoop")
-		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false",
-			"-ldflags=-s -w -X main.version="+version+" -X main.commit="+relCommit+" -X main.date=2026-12-01T09:00:00Z",
-			"-o", bin, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			ra.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
 		exe, err := os.ReadFile(bin)
 		if err != nil {
 			ra.err = err
