@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,8 +19,15 @@ import (
 
 // The programs the tests run are built once per test process (testbin):
 // mcpsnoop (the shim every stdio replay goes through) and the test server
-// in its two builds.
+// in its two builds; when every test runs, in the background from the
+// start.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testbin.AllTests() {
+		for _, p := range programList {
+			testbin.Start(p.pkg, p.flags...)
+		}
+	}
 	code := testbin.Run(m)
 	if benchRecording.dir != "" {
 		os.RemoveAll(benchRecording.dir)
@@ -33,9 +41,22 @@ func programs(t testing.TB) (shim, v1, v2 string) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	return testbin.Build(t, "../cmd/mcpsnoop"),
-		testbin.Build(t, "./testdata/replayserver"),
-		testbin.Build(t, "./testdata/replayserver", "-ldflags=-X main.variant="+testserver.V2)
+	var paths [3]string
+	for i, p := range programList {
+		paths[i] = testbin.Build(t, p.pkg, p.flags...)
+	}
+	return paths[0], paths[1], paths[2]
+}
+
+// programList is what programs builds: the shim, the test server as is
+// and changed.
+var programList = [3]struct {
+	pkg   string
+	flags []string
+}{
+	{"../cmd/mcpsnoop", nil},
+	{"./testdata/replayserver", nil},
+	{"./testdata/replayserver", []string{"-ldflags=-X main.variant=" + testserver.V2}},
 }
 
 func withTimeout(t *testing.T) context.Context {

@@ -49,8 +49,15 @@ const (
 // tested end to end behind the e2e tag (packaging/).
 func releaseBuild(t testing.TB, version, commit string) string {
 	t.Helper()
-	return testbin.Build(t, ".", "-trimpath", "-buildvcs=false",
-		"-ldflags=-s -w -X main.version="+version+" -X main.commit="+commit+" -X main.date=2026-12-01T09:00:00Z")
+	return testbin.Build(t, ".", releaseFlags(version, commit)...)
+}
+
+// startReleaseBuild queues releaseBuild (testbin.Start).
+func startReleaseBuild(version, commit string) { testbin.Start(".", releaseFlags(version, commit)...) }
+
+func releaseFlags(version, commit string) []string {
+	return []string{"-trimpath", "-buildvcs=false",
+		"-ldflags=-s -w -X main.version=" + version + " -X main.commit=" + commit + " -X main.date=2026-12-01T09:00:00Z"}
 }
 
 // releaseArchives are release builds archived as GoReleaser archives them
@@ -300,6 +307,8 @@ func mustRead(t testing.TB, path string) []byte {
 // tag and to the commit of that release: it downloads and verifies the
 // release's binary, never sets up Go, and checks with that binary.
 func TestActionInstallsTheRelease(t *testing.T) {
+	t.Parallel()
+	t.Log("the action installs a release build served from loopback, then checks with it")
 	srv := newReleaseServer(t)
 	f := newActionFixture(t)
 	for _, ref := range []string{"v" + relVersion, relCommit} {
@@ -347,6 +356,8 @@ func TestActionInstallsTheRelease(t *testing.T) {
 // was made from: it falls back to setup-go and the build, and the built
 // mcpsnoop knows the commit it was pinned to.
 func TestActionBuildsWithoutARelease(t *testing.T) {
+	t.Parallel()
+	t.Log("the action builds mcpsnoop with its build step where no release is published")
 	srv := newReleaseServer(t)
 	f := newActionFixture(t)
 	j := installJob{ref: otherSHA, inputs: map[string]string{"session": "logs/pass/mrtr.jsonl"}}
@@ -384,6 +395,7 @@ func appVersionOfBuild(t *testing.T, bin string) string {
 // checksums.txt fails the job at the install step, and nothing is built in
 // its place.
 func TestActionRefusesABadChecksum(t *testing.T) {
+	t.Parallel()
 	srv := newReleaseServer(t)
 	f := newActionFixture(t)
 	j := installJob{ref: "v9.9.8", inputs: map[string]string{"session": "logs/pass/mrtr.jsonl"}}
@@ -406,6 +418,8 @@ func TestActionRefusesABadChecksum(t *testing.T) {
 // TestActionInstallStep covers the install step's other decisions, the
 // step alone.
 func TestActionInstallStep(t *testing.T) {
+	t.Parallel()
+	t.Log("the install step's outcomes: release, build, refusal")
 	srv := newReleaseServer(t)
 	const refused, building = "refused", "build"
 	for _, tc := range []struct {
@@ -478,6 +492,7 @@ func TestActionInstallStep(t *testing.T) {
 // The stand-in gh gets the token, the archive, the repository, the release
 // workflow as the signer and the tag as the source ref.
 func TestActionInstallAsksGhForTheAttestation(t *testing.T) {
+	t.Parallel()
 	srv := newReleaseServer(t)
 	argsFile := filepath.Join(t.TempDir(), "args")
 	res := runInstall(t, srv, installJob{ref: "v" + relVersion, token: "t0k",

@@ -1,20 +1,44 @@
 package main
 
 import (
+	"flag"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/testbin"
+	"github.com/mcpsnoop/mcpsnoop/internal/testserver"
 )
 
 // The tests that run mcpsnoop as a program (the shim under a client, the
 // viewer under tmux, verify's replays, the action's install step) and the
 // test servers they run it with are built once per test process
-// (testbin), and removed at the end.
-func TestMain(m *testing.M) { os.Exit(testbin.Run(m)) }
+// (testbin), and removed at the end. When every test runs, the builds
+// start at once, in the background, in the order the tests first need
+// them, so that they compile while the first tests run.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testbin.AllTests() {
+		testbin.Start(".")
+		if runtime.GOOS != "windows" { // the shim and verify tests are unix-only
+			testbin.Start(replayServer)
+			testbin.Start(replayServer, replayServerV2)
+			testbin.Start("./testdata/sdkserver")
+			testbin.Start("./testdata/sdkclient")
+		}
+		startReleaseBuild(relVersion, relCommit) // every other -trimpath build links what it compiles
+	}
+	os.Exit(testbin.Run(m))
+}
 
 // mcpsnoopBinary is mcpsnoop built from this package.
 func mcpsnoopBinary(t *testing.T) string {
 	t.Helper()
 	return testbin.Build(t, ".")
 }
+
+// The test server of the replay tests (internal/testserver), as is and
+// changed (testserver.V2).
+const replayServer = "../../replay/testdata/replayserver"
+
+var replayServerV2 = "-ldflags=-X main.variant=" + testserver.V2

@@ -75,6 +75,7 @@ func checkRendered(t *testing.T, dom string) {
 }
 
 func TestExportHTMLInChromium(t *testing.T) {
+	t.Log("the html export rendered in headless Chromium")
 	browser := chromium(t)
 	t.Chdir("../..")
 	t.Setenv("MCPSNOOP_HOME", t.TempDir())

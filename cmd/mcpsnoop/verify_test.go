@@ -15,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/testbin"
-	"github.com/mcpsnoop/mcpsnoop/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,8 +25,7 @@ func replayServerBins(t *testing.T) (v1, v2 string) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	const server = "../../replay/testdata/replayserver"
-	return testbin.Build(t, server), testbin.Build(t, server, "-ldflags=-X main.variant="+testserver.V2)
+	return testbin.Build(t, replayServer), testbin.Build(t, replayServer, replayServerV2)
 }
 
 // useShim makes verify run stdio servers through the built mcpsnoop (the
@@ -99,6 +97,7 @@ func lineOf(t *testing.T, path, tool string) int {
 // naming each change, with every report agreeing; --update accepts the
 // new answers.
 func TestVerifyCommand(t *testing.T) {
+	t.Log("mcpsnoop verify replaying a recorded session against the test server, as is and changed")
 	v1, v2 := replayServerBins(t)
 	useShim(t)
 	home := t.TempDir()

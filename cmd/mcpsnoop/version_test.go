@@ -72,6 +72,8 @@ func TestSourceOf(t *testing.T) {
 // commit and date through -ldflags) and as a clone does (-buildvcs), and
 // reads what `mcpsnoop version` says.
 func TestVersionOfBuilds(t *testing.T) {
+	t.Parallel()
+	t.Log("builds mcpsnoop as a release and as a clone and reads `mcpsnoop version`")
 	if testing.Short() {
 		t.Skip("builds mcpsnoop twice")
 	}
