@@ -14,19 +14,22 @@ import (
 // viewer under tmux, verify's replays, the action's install step) and the
 // test servers they run it with are built once per test process
 // (testbin), and removed at the end. When every test runs, the builds
-// start at once, in the background, in the order the tests first need
-// them, so that they compile while the first tests run.
+// start at once, in the background, so that they compile while the first
+// tests run: first the release build, the longest (-trimpath compiles
+// every package again; the action's tests, which run last, in parallel,
+// link what it compiled), then the others, which a test that needs one
+// sooner builds itself (each costs little more than a link).
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if testbin.AllTests() {
+		startReleaseBuild(relVersion, relCommit)
 		testbin.Start(".")
 		if runtime.GOOS != "windows" { // the shim and verify tests are unix-only
-			testbin.Start(replayServer)
-			testbin.Start(replayServer, replayServerV2)
 			testbin.Start("./testdata/sdkserver")
 			testbin.Start("./testdata/sdkclient")
+			testbin.Start(replayServer)
+			testbin.Start(replayServer, replayServerV2)
 		}
-		startReleaseBuild(relVersion, relCommit) // every other -trimpath build links what it compiles
 	}
 	os.Exit(testbin.Run(m))
 }
