@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/testbin"
@@ -21,6 +22,14 @@ import (
 // sooner builds itself (each costs little more than a link).
 func TestMain(m *testing.M) {
 	flag.Parse()
+	// The parallel tests wait on processes, browsers, timeouts and builds
+	// far more than they compute: four at a time (or GOMAXPROCS, when it
+	// is more), unless -parallel says otherwise.
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(4, runtime.GOMAXPROCS(0))))
+	}
 	if testbin.AllTests() {
 		startReleaseBuild(relVersion, relCommit)
 		testbin.Start(".")

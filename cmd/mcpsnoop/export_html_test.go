@@ -90,6 +90,7 @@ func TestExportHTMLInChromium(t *testing.T) {
 	}
 
 	t.Run("injected payload stays text", func(t *testing.T) {
+		t.Parallel() // each page in a Chromium of its own
 		dom := renderDOM(t, browser, pages["store-example"], "")
 		checkRendered(t, dom)
 		if n := callRows(t, dom); n != 9 {
@@ -107,6 +108,7 @@ func TestExportHTMLInChromium(t *testing.T) {
 	})
 
 	t.Run("three sessions, one picker", func(t *testing.T) {
+		t.Parallel() // each page in a Chromium of its own
 		dom := renderDOM(t, browser, pages["run-traced"], "")
 		checkRendered(t, dom)
 		if n := strings.Count(dom, "<option "); n != 3 {
@@ -124,6 +126,7 @@ func TestExportHTMLInChromium(t *testing.T) {
 	})
 
 	t.Run("filter tokens", func(t *testing.T) {
+		t.Parallel() // each page in a Chromium of its own
 		for _, c := range []struct {
 			q    string
 			rows int
@@ -137,6 +140,7 @@ func TestExportHTMLInChromium(t *testing.T) {
 	})
 
 	t.Run("interactions and elicitations", func(t *testing.T) {
+		t.Parallel() // each page in a Chromium of its own
 		dom := renderDOM(t, browser, pages["elicit"], "")
 		checkRendered(t, dom)
 		for _, want := range []string{`id="interactions-table"`, `id="elicitations-table"`, "Choose a username for the new account", "username: string", "decline"} {
