@@ -22,8 +22,8 @@ type session struct {
 
 	lastSeq     uint64
 	seqs        seqRecord // the seqs each input gave, for merging copies (merge.go)
-	dropped     uint64 // frames the log's closing frame says the capture lost
-	frames      int    // frames ingested, the position of the next one
+	dropped     uint64    // frames the log's closing frame says the capture lost
+	frames      int       // frames ingested, the position of the next one
 	calls       callTable
 	parked      []*call          // calls waiting on an input_required answer, oldest first
 	tasks       map[string]*call // task id -> tools/call holding the handle
