@@ -148,7 +148,11 @@ func buildRuns(sessions []*session, reports []*SessionReport) (runs, solo []Run)
 			join(get(processRunID(k.ppid, k.ppidStart), RunKeyProcess,
 				"client "+strconv.FormatInt(k.ppid, 10)+" since "+k.ppidStart.UTC().Format(time.RFC3339)), sr.Traffic.Requests)
 		default:
-			solo = append(solo, Run{ID: RunOfSession(s.id), KeyKind: RunKeySession, Label: "session of " + sr.Label,
+			label := sr.Label
+			if label == "" {
+				label = "(no label)"
+			}
+			solo = append(solo, Run{ID: RunOfSession(s.id), KeyKind: RunKeySession, Label: label,
 				SessionIDs: []string{s.id}, Requests: sr.Traffic.Requests, Errors: sr.Counters.Errors, Newest: k.newest})
 		}
 		sr.RunIDs = k.runIDs()

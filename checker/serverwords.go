@@ -47,10 +47,13 @@ func (s *session) errorDetail(errVal gjson.Result) string {
 	}
 	msg := s.serverWords(errVal.Get("message").String())
 	code := errVal.Get("code")
-	if code.Exists() {
-		return msg + " (code " + code.Raw + ")"
+	switch {
+	case !code.Exists():
+		return msg
+	case msg == "":
+		return "(code " + code.Raw + ")"
 	}
-	return msg
+	return msg + " (code " + code.Raw + ")"
 }
 
 // toolErrorDetail describes a result marked isError, quoting its first
