@@ -682,6 +682,18 @@ func TestNPMLauncherFindsItsBinary(t *testing.T) {
 		t.Errorf("MCPSNOOP_LAUNCHER=%q, want %d:%d", lines[0], cmd.Process.Pid, os.Getpid())
 	}
 
+	// A bare name is the file in the current folder, not a program in
+	// PATH (there it is not found, or it is the launcher itself).
+	cmd = in.launcher(t.TempDir(), "version")
+	cmd.Dir = filepath.Dir(fake)
+	cmd.Env = append(cmd.Env, "MCPSNOOP_BINARY="+filepath.Base(fake))
+	if out, err := cmd.CombinedOutput(); !errors.As(err, &ee) || ee.ExitCode() != 5 {
+		t.Errorf("MCPSNOOP_BINARY=%s in its folder: %v %q, want the stand-in's exit 5", filepath.Base(fake), err, out)
+	}
+	if data, _ := os.ReadFile(args); !strings.Contains(string(data), "\nversion\n") {
+		t.Errorf("the stand-in named by a bare name got %q", data)
+	}
+
 	cmd = in.launcher(t.TempDir(), "version")
 	cmd.Env = append(cmd.Env, "MCPSNOOP_BINARY=/no/such/mcpsnoop")
 	out, err := cmd.CombinedOutput()

@@ -61,7 +61,10 @@ function binaryPath() {
     if (!fs.existsSync(override)) {
       fail(`MCPSNOOP_BINARY is ${JSON.stringify(override)}, which does not exist`);
     }
-    return override;
+    // A name without a slash is the file in the current folder that was
+    // just found, not a program to look up in PATH (which may be this
+    // launcher).
+    return path.resolve(override);
   }
   const key = `${process.platform}-${process.arch}`;
   const pkg = PLATFORMS[key];
