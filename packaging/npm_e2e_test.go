@@ -224,7 +224,7 @@ func everything(t *testing.T) string {
 	t.Helper()
 	p := os.Getenv("MCPSNOOP_E2E_EVERYTHING")
 	if p == "" {
-		t.Skip("MCPSNOOP_E2E_EVERYTHING is not set: install @modelcontextprotocol/server-everything and name its dist/index.js (.ci/run does)")
+		missing(t, "MCPSNOOP_E2E_EVERYTHING is not set: install @modelcontextprotocol/server-everything and name its dist/index.js (.ci/run does)")
 	}
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("MCPSNOOP_E2E_EVERYTHING: %v", err)
@@ -329,8 +329,8 @@ func metaOf(t *testing.T, log string) (ppid int, ppidStart string, command []str
 // through `npx mcpsnoop -- node ...` under the Go SDK's client, and checks
 // the log with `npx mcpsnoop check`.
 func TestNPMCaptureEverything(t *testing.T) {
-	in := installed(t)
 	server := everything(t)
+	in := installed(t)
 	home := t.TempDir()
 	recordEverything(t, in.npx(home, "--label", "everything", "--", "node", server, "stdio"))
 
@@ -406,8 +406,8 @@ func TestNPMCaptureEverything(t *testing.T) {
 // binary itself. All three sessions name this test as their client
 // process, so they are one run.
 func TestNPMRunGrouping(t *testing.T) {
-	in := installed(t)
 	server := everything(t)
+	in := installed(t)
 	home := t.TempDir()
 	recordEverything(t, in.npx(home, "--label", "a-npx", "--", "node", server, "stdio"))
 	recordEverything(t, in.launcher(home, "--label", "b-launcher", "--", "node", server, "stdio"))
