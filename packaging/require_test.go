@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -47,6 +48,9 @@ func TestCIRequiresTheE2EPrerequisites(t *testing.T) {
 func TestE2ERequireTurnsSkipsIntoFailures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the e2e tests")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("the PATH without node is made of symbolic links")
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
