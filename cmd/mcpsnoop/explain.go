@@ -48,7 +48,12 @@ func runExplain(cmd *cobra.Command, args []string, id string) error {
 }
 
 func writeExplain(w io.Writer, r *checker.Rule) {
-	fmt.Fprintf(w, "%s: %s\n", r.ID, r.Text)
+	// The wire rule's text starts with its id, as its findings do.
+	if strings.HasPrefix(r.Text, r.ID+":") {
+		fmt.Fprintf(w, "%s\n", r.Text)
+	} else {
+		fmt.Fprintf(w, "%s: %s\n", r.ID, r.Text)
+	}
 	gate := ""
 	if signalGatedByDefault(r.Signal) {
 		gate = " (in the default gate)"

@@ -149,3 +149,16 @@ func TestExplainAndVersionWriteErrors(t *testing.T) {
 		}
 	}
 }
+
+// The wire rule's text starts with its id: --explain does not say it twice.
+func TestExplainWireSaysItsIDOnce(t *testing.T) {
+	_, out, _ := checkRun(t, "", "--explain", "wire")
+	first, _, _ := strings.Cut(out, "\n")
+	if want := "wire: <method> <request|notification|result|error response>: <pointer>: <problem> (<revision> <definition>)"; first != want {
+		t.Errorf("first line %q, want %q", first, want)
+	}
+	_, out, _ = checkRun(t, "", "--explain", "W1")
+	if first, _, _ := strings.Cut(out, "\n"); first != "W1: missing jsonrpc=2.0" {
+		t.Errorf("W1's first line %q", first)
+	}
+}
