@@ -4,9 +4,11 @@
 // OTLP/HTTP JSON to the collector's traces endpoint.
 //
 // Delivery is best effort and never in the way of traffic. The sink reads
-// what the session log is given (Tap wraps the log's file, so it sees the
-// same redacted frames, after the capture has forwarded them, on the log
-// writer's goroutine), turns it into spans on a goroutine of its own, and
+// what the session log is given (Tap wraps the log's output and, as a
+// capture.LineObserver, is shown each redacted frame the log writer
+// encodes, on its goroutine, whether or not the file takes it: a full disk
+// or --max-log-size loses frames from the log, not from the stream), turns
+// them into spans on a goroutine of its own, and
 // hands them to a Sender: a bounded queue (2,048 spans) drained in batches
 // (up to 512, or every 5 s), retried in the background with backoff on
 // 429, 502, 503, 504 and network failures, honouring Retry-After. A full
