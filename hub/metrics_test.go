@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/capture/httpcapture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -200,13 +201,27 @@ func TestServerID(t *testing.T) {
 }
 
 // TestScrapeExposesNoIdentity: a scrape names servers by label and id,
-// never by command, path, endpoint or session id.
+// never by command, path, session id, or the parts of an endpoint beyond
+// the label. The labels are the real defaults: the stdio shim's derived
+// from the server command, `mcpsnoop http`'s the target's host:port, which
+// the scrape does show (README: the endpoint has no authentication).
 func TestScrapeExposesNoIdentity(t *testing.T) {
 	m := NewMetrics()
 	m.Count()
-	feed(t, m, newLog("files-4242-deadbeef0001", "files", "stdio").meta("/opt/secret-tool/run.sh", "/home/alice/project").init().
+	command := []string{"/opt/secret-tool/run.sh", "--token=hunter2"}
+	stdioLabel := capture.DeriveLabel(command)
+	target, err := httpcapture.ParseTarget("https://alice:pw0rd@10.1.2.3:8443/tenant-42/mcp?key=k3y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpLabel := httpcapture.DefaultLabel(target)
+	if stdioLabel != "run.sh" || httpLabel != "10.1.2.3:8443" {
+		t.Fatalf("default labels %q and %q; this test needs updating", stdioLabel, httpLabel)
+	}
+	stdioSession, httpSession := capture.NewSessionID(stdioLabel), capture.NewSessionID(httpLabel)
+	feed(t, m, newLog(stdioSession, stdioLabel, "stdio").meta(command[0], "/home/alice/project").init().
 		toolCall(1, "read").result(1, time.Millisecond, `{"content":[]}`).String())
-	feed(t, m, newLog("10.1.2.3:8443-77-cafe", "gateway", "http").init().frame("s2c", time.Millisecond, `"status":502`).String())
+	feed(t, m, newLog(httpSession, httpLabel, "http").init().frame("s2c", time.Millisecond, `"status":502`).String())
 	srv := httptest.NewServer((&Hub{Metrics: m}).Handler())
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/metrics")
@@ -215,12 +230,14 @@ func TestScrapeExposesNoIdentity(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, secret := range []string{"secret-tool", "run.sh", "/home/alice", "4242", "deadbeef", "10.1.2.3", "cafe"} {
+	secrets := []string{"secret-tool", "hunter2", "/home/alice", "alice", "pw0rd", "tenant-42", "k3y",
+		strings.TrimPrefix(stdioSession, stdioLabel), strings.TrimPrefix(httpSession, httpLabel)}
+	for _, secret := range secrets {
 		if bytes.Contains(body, []byte(secret)) {
 			t.Errorf("the scrape shows %q", secret)
 		}
 	}
-	if !bytes.Contains(body, []byte(`server="files"`)) || !bytes.Contains(body, []byte(`server="gateway"`)) {
+	if !bytes.Contains(body, []byte(`server="run.sh"`)) || !bytes.Contains(body, []byte(`server="10.1.2.3:8443"`)) {
 		t.Errorf("servers not labelled:\n%s", body)
 	}
 }

@@ -64,7 +64,7 @@ func runHub(cmd *cobra.Command, folders []string, limit int, addr string) error 
 		return &exitError{code: 1, msg: "mcpsnoop: following " + strings.Join(dirs, ", ") + ": " + err.Error()}
 	}
 	defer h.Close()
-	fmt.Fprintf(stderr, "mcpsnoop: serving metrics on http://%s/metrics (no authentication: anyone who can reach it reads the servers' tool names), following %s\n",
+	fmt.Fprintf(stderr, "mcpsnoop: serving metrics on http://%s/metrics (no authentication: anyone who can reach it reads the servers' labels and tool names), following %s\n",
 		ln.Addr(), termsafe.Clean(strings.Join(dirs, ", "), false))
 	if hubListening != nil {
 		hubListening(ln.Addr())
