@@ -25,6 +25,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // Defaults of Options.
@@ -122,35 +124,18 @@ func ParseHeaders(kvs []string) (http.Header, error) {
 		if !ok {
 			return nil, fmt.Errorf("--otlp-header #%d has no '=': want NAME=VALUE", i+1)
 		}
-		if !validHeaderName(k) {
+		if !httpguts.ValidHeaderFieldName(k) {
 			if k == "" {
 				return nil, fmt.Errorf("--otlp-header #%d has an empty name: want NAME=VALUE", i+1)
 			}
 			return nil, fmt.Errorf("--otlp-header #%d: %q is not a valid header name", i+1, k)
 		}
-		if strings.ContainsAny(v, "\r\n\x00") {
-			return nil, fmt.Errorf("--otlp-header %s: the value holds a line break or NUL", k)
+		if !httpguts.ValidHeaderFieldValue(v) {
+			return nil, fmt.Errorf("--otlp-header %s: the value holds a control character (a line break, NUL, escape or DEL), which no header may", k)
 		}
 		h.Add(k, strings.TrimSpace(v))
 	}
 	return h, nil
-}
-
-// validHeaderName reports whether k is an RFC 9110 token.
-func validHeaderName(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // ShowURL is how messages name the endpoint: scheme, host and path, with

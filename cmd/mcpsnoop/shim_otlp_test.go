@@ -293,6 +293,7 @@ func TestOTLPFlagErrors(t *testing.T) {
 		{[]string{"--otlp-endpoint", "http:///v1/traces", "--", "true"}, "no host"},
 		{[]string{"--otlp-endpoint", "http://x/v1/traces", "--otlp-header", "Bearer-tok-s3cret", "--", "true"}, "--otlp-header #1 has no '='"},
 		{[]string{"--otlp-endpoint", "http://x/v1/traces", "--otlp-header", "A=1", "--otlp-header", "Bad Name=s3cret", "--", "true"}, `--otlp-header #2: "Bad Name" is not a valid header name`},
+		{[]string{"--otlp-endpoint", "http://x/v1/traces", "--otlp-header", "X-Key=s3cret\x1b]0;x\a", "--", "true"}, "--otlp-header X-Key: the value holds a control character"},
 		{[]string{"--otlp-header", "A=s3cret", "--", "true"}, "--otlp-header needs --otlp-endpoint"},
 		{[]string{"http", "--target", "http://127.0.0.1:1/mcp", "--otlp-endpoint", "nope"}, "--otlp-endpoint"},
 		{[]string{"http", "--target", "http://127.0.0.1:1/mcp", "--otlp-header", "x"}, "--otlp-header needs --otlp-endpoint"},
