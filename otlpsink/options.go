@@ -86,7 +86,7 @@ func (o *Options) defaults() {
 	setD(&o.MinBackoff, DefaultMinBackoff)
 	setD(&o.MaxBackoff, DefaultMaxBackoff)
 	if o.Client == nil {
-		o.Client = &http.Client{}
+		o.Client = &http.Client{CheckRedirect: noRedirects}
 	}
 	if o.Who == "" {
 		o.Who = "mcpsnoop"
@@ -143,6 +143,12 @@ func ParseHeaders(kvs []string) (http.Header, error) {
 func ShowURL(u *url.URL) string {
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
 }
+
+// noRedirects keeps the sender's client from following a redirect: a
+// collector's headers (a token, a tenant) would go to wherever it points,
+// another host included. The redirect itself is the answer, a failure
+// that names where it pointed.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // errClosed is returned by a delivery cut short by Close.
 var errClosed = errors.New("closed")

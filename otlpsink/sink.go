@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 )
 
 // Sink streams the calls of the logs it taps to one collector.
@@ -66,7 +68,7 @@ func (st Stats) Report(w io.Writer, who string) {
 		msg += fmt.Sprintf("; %d frame(s) were not traced", st.FramesSkipped)
 	}
 	if st.Problem != "" {
-		msg += "; first failure: " + st.Problem
+		msg += "; first failure: " + termsafe.Clean(st.Problem, false) // the collector's words
 	}
 	fmt.Fprintln(w, msg)
 }
