@@ -79,7 +79,12 @@ func counter(fams map[string]*dto.MetricFamily, fam string, want map[string]stri
 // feed runs a log through an engine configured by m, as a followed log is.
 func feed(t *testing.T, m *Metrics, log string) {
 	t.Helper()
-	eng := checker.New(m.Config("test.jsonl"))
+	feedEngine(t, checker.New(m.Config("test.jsonl")), log)
+}
+
+// feedEngine runs a log (or more of it) through eng.
+func feedEngine(t *testing.T, eng *checker.Engine, log string) {
+	t.Helper()
 	r := capture.NewReader(strings.NewReader(log), "test.jsonl")
 	for {
 		fr, line, err := r.Next()
@@ -415,24 +420,11 @@ func TestServerIDStable(t *testing.T) {
 	long := newLog("long-1-aaaa", "files", "stdio").meta("/srv/files", "/home/me").init().
 		toolCall(1, "read").result(1, time.Millisecond, `{"content":[]}`)
 	eng := checker.New(m.Config("long.jsonl"))
-	ingest := func(log string) {
-		r := capture.NewReader(strings.NewReader(log), "long.jsonl")
-		for {
-			fr, line, err := r.Next()
-			if err == io.EOF {
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			eng.Ingest(&fr, checker.Position{Line: line})
-		}
-	}
-	ingest(long.take())
+	feedEngine(t, eng, long.take())
 	for i := 0; i < maxSessions+100; i++ {
 		feed(t, m, newLog("other-"+strconv.Itoa(i), "other", "stdio").frame("c2s", 0, `"raw":{"jsonrpc":"2.0","method":"notifications/initialized"}`).String())
 	}
-	ingest(long.toolCall(2, "read").result(2, time.Millisecond, `{"content":[]}`).take())
+	feedEngine(t, eng, long.toolCall(2, "read").result(2, time.Millisecond, `{"content":[]}`).take())
 	fams, _ := scrape(t, (&Hub{Metrics: m}).Handler())
 	fid := ServerID("stdio", "files", []string{"/srv/files"}, "/home/me")
 	if got := counter(fams, MetricCalls, labels("server", "files", "server_id", fid, "tool", "read")); got != 2 {

@@ -188,12 +188,6 @@ func TestTapDiskFull(t *testing.T) {
 	sink := New(fast(c.url()))
 	w := capture.NewLogWriter(sink.Tap(d.Output()), capture.LogOptions{SessionID: "srv-1-aaaaaaaaaaaa", Label: "srv", Path: "full.jsonl"})
 	c2s, s2c := w.Lines(capture.ClientToServer), w.Lines(capture.ServerToClient)
-	send := func(l *capture.LineSplitter, line string) {
-		buf := l.Buffer(len(line))
-		n := copy(buf, line)
-		l.Number(buf[:n])
-		l.Fill()
-	}
 	const calls = 400
 	for i := 1; i <= calls; i++ {
 		send(c2s, `{"jsonrpc":"2.0","id":`+itoa(i)+`,"method":"tools/call","params":{"name":"echo","arguments":{}}}`+"\n")
@@ -252,12 +246,6 @@ func TestTapLostFrames(t *testing.T) {
 			sink := New(fast(c.url()))
 			w := capture.NewLogWriter(sink.Tap(tc.out), capture.LogOptions{SessionID: "srv-1-aaaaaaaaaaaa", Label: "srv", Path: "lossy.jsonl", MaxSize: tc.max})
 			c2s, s2c := w.Lines(capture.ClientToServer), w.Lines(capture.ServerToClient)
-			send := func(l *capture.LineSplitter, line string) {
-				buf := l.Buffer(len(line))
-				n := copy(buf, line)
-				l.Number(buf[:n])
-				l.Fill()
-			}
 			const calls = 300
 			for i := 1; i <= calls; i++ {
 				send(c2s, `{"jsonrpc":"2.0","id":`+itoa(i)+`,"method":"tools/call","params":{"name":"echo","arguments":{}}}`+"\n")
@@ -288,6 +276,14 @@ func TestTapLostFrames(t *testing.T) {
 			}
 		})
 	}
+}
+
+// send hands a line to a log writer as the stdio shim does.
+func send(l *capture.LineSplitter, line string) {
+	buf := l.Buffer(len(line))
+	n := copy(buf, line)
+	l.Number(buf[:n])
+	l.Fill()
 }
 
 // failingOutput takes room bytes, then fails every write part-way, and
