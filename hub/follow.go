@@ -485,6 +485,7 @@ func (f *Follower) poll(now time.Time, mark func(string)) {
 	stat := f.statFn()
 	for p, t := range f.tails {
 		if t.broken {
+			f.release(t, now) // read no more
 			continue
 		}
 		switch {
