@@ -212,8 +212,8 @@ func (f *Follower) History(each func(Read)) error {
 			return err
 		}
 		for _, e := range entries {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
-				continue
+			if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".jsonl") {
+				continue // a folder, a link, a device
 			}
 			p := filepath.Join(dir, e.Name())
 			if seen[p] {
