@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	githubactions "github.com/sethvargo/go-githubactions"
 )
 
@@ -224,7 +225,10 @@ func Annotations(rep *checker.Report, limit int, workspace string, listed []stri
 	out := make([]Annotation, 0, min(limit, total))
 	for _, i := range order[:shown] {
 		f := &rep.Findings[i]
-		a := Annotation{Level: "notice", Title: f.Rule(), Message: f.Message}
+		// go-githubactions escapes only %, CR and LF: the log shows the
+		// rest as sent, so peer text (a tool name, a message) is made
+		// visible first, as on a terminal.
+		a := Annotation{Level: "notice", Title: termsafe.Clean(f.Rule(), false), Message: termsafe.Clean(f.Message, false)}
 		if f.Level == checker.LevelError {
 			a.Level = "error"
 		}

@@ -324,9 +324,26 @@ func TestAnnotationsCannotInject(t *testing.T) {
 	if strings.Count(out, "\n") != 0 {
 		t.Fatalf("one finding became several lines:\n%s", out)
 	}
-	want := "::error file=a%2Cline=1%3A%3Ab.jsonl,line=2,title=mcpsnoop/error::x%0A::add-mask::secret%0D%0A::error file=evil::%250A 100%25 ::"
+	want := `::error file=a%2Cline=1%3A%3Ab.jsonl,line=2,title=mcpsnoop/error::x\n::add-mask::secret\r\n::error file=evil::%250A 100%25 ::`
 	if out != want {
 		t.Errorf("annotation\n got %s\nwant %s", out, want)
+	}
+}
+
+// TestAnnotationsShowControls: the CI log shows an escape sequence or a
+// bidirectional override in a message or a title as text (termsafe), not
+// as colours or reordered characters.
+func TestAnnotationsShowControls(t *testing.T) {
+	e := newStepEnv(t)
+	f := finding(checker.LevelError, checker.SignalError, filepath.Join(e.workspace, "a.jsonl"), 2,
+		"tool \"\x1b[31mred\x1b[0m\" said \u202eevil\u202c\x07")
+	f.RuleID = "rule\x1b]0;title\x07"
+	if err := e.mode(t).Publish(report(e.workspace, f), Options{Annotations: 5}); err != nil {
+		t.Fatal(err)
+	}
+	want := `::error file=a.jsonl,line=2,title=rule\x1b]0;title\a::tool "\x1b[31mred\x1b[0m" said \u202eevil\u202c\a` + "\n"
+	if out := e.lines(); out != want {
+		t.Errorf("annotation\n got %q\nwant %q", out, want)
 	}
 }
 

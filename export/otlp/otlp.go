@@ -570,6 +570,9 @@ func (sb *spanBuilder) spanID(i int, c *callRec) pcommon.SpanID {
 // request keys that already named a span (see spanBuilder.spanID).
 func spanIDFor(seen map[string]bool, session string, i int, c *callRec) pcommon.SpanID {
 	key := c.Dir + "\x00" + c.ID
+	if len(key) > 64 {
+		key = string(digest("key", key)) // a long id is not kept whole
+	}
 	if seen[key] {
 		return pcommon.SpanID(digest("span", session, c.ID, c.Dir, strconv.Itoa(i))[:8])
 	}
