@@ -70,9 +70,10 @@ fails the check until the file is rewritten.
 
 Signals for --fail-on: error, invalid, warn, mismatch, pending, late-result,
 drift, deprecated, incomplete, schema, wire; or none, to gate on the
-assertions only. Every signal is counted; only the gated ones fail the run. wire (every frame validated against the MCP JSON
-schema of its session's protocol revision) runs only when gated or asked for
-with --wire, as it costs time. --explain RULE says what a rule checks and
+assertions only. Every signal is counted; only the gated ones fail the run.
+wire (every frame validated against the MCP JSON schema of its session's
+protocol revision) runs only when gated or asked for with --wire, as it
+costs time. --explain RULE says what a rule checks and
 which section of the specification it enforces.
 
 Exit codes: 0 passed, 1 a gated signal or an assertion failed, 2 nothing was
