@@ -50,7 +50,7 @@ func TestSenderBatches(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, sp := range c.spans {
-		if sp.Name() != "tools/call" {
+		if sp.Name() != "tools/call read" {
 			t.Errorf("span name %q", sp.Name())
 		}
 		seen[sp.SpanID().String()] = true

@@ -128,7 +128,7 @@ func CutLive(s string, n int) string {
 func (c *callRec) cutLive() {
 	c.ErrMessage = CutLive(c.ErrMessage, MaxLiveMessage)
 	c.CancelReason = CutLive(c.CancelReason, MaxLiveMessage)
-	for _, s := range []*string{&c.ID, &c.Method, &c.Tool, &c.TaskID, &c.TaskStatus} {
+	for _, s := range []*string{&c.ID, &c.Method, &c.Tool, &c.OpName, &c.ErrCode, &c.TaskID, &c.TaskStatus} {
 		*s = CutLive(*s, MaxLiveName)
 	}
 	if len(c.TraceState) > MaxLiveMessage {

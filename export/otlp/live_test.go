@@ -152,7 +152,7 @@ func TestLiveCutsWireStrings(t *testing.T) {
 			rs := td.ResourceSpans().At(i)
 			spans := rs.ScopeSpans().At(0).Spans()
 			for j := 0; j < spans.Len(); j++ {
-				if spans.At(j).Name() == "tools/call" {
+				if strings.HasPrefix(spans.At(j).Name(), "tools/call ") {
 					return spans.At(j), rs.Resource().Attributes()
 				}
 			}
@@ -172,12 +172,18 @@ func TestLiveCutsWireStrings(t *testing.T) {
 	cut("tool name", str(live.Attributes(), "mcpsnoop.call.tool_name"), tool, otlp.MaxLiveName)
 	cut("call id", str(live.Attributes(), "mcpsnoop.call.id"), `"`+id+`"`, otlp.MaxLiveName)
 	cut("server name", str(liveRes, "mcpsnoop.server.name"), name, otlp.MaxLiveName)
+	// The MCP conventions' attributes and the span's name hold the same
+	// cut values.
+	cut("gen_ai.tool.name", str(live.Attributes(), "gen_ai.tool.name"), tool, otlp.MaxLiveName)
+	if want := "tools/call " + str(live.Attributes(), "gen_ai.tool.name"); live.Name() != want {
+		t.Errorf("live span name %d bytes, want the method and the cut tool", len(live.Name()))
+	}
 
 	_, byID, _ := exportOTLP(t, path)
 	exp := byID["big-1-aaaaaaaaaaaa"]
 	var whole ptrace.Span
 	for _, sp := range exp.spans {
-		if sp.Name() == "tools/call" {
+		if sp.Name() == "tools/call "+tool {
 			whole = sp
 		}
 	}
