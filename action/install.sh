@@ -194,11 +194,19 @@ fi
 say "verified $asset against checksums.txt (sha256 $got)"
 
 if command -v gh >/dev/null 2>&1 && [ -n "${GH_TOKEN:-}" ]; then
-  if ! gh attestation verify "$dir/$asset" --repo "$repo" \
-    --signer-workflow "$repo/.github/workflows/release.yml" --source-ref "refs/tags/$tag"; then
-    refuse "gh attestation verify did not accept $asset as built by $repo's release workflow from $tag: refusing to install it"
+  # A commit pin binds the archive to that commit through the attestation
+  # (signed by GitHub), not only to the tag, which could have been moved.
+  source_args=(--source-ref "refs/tags/$tag")
+  from="$tag"
+  if [ -n "$pinned_commit" ]; then
+    source_args+=(--source-digest "$pinned_commit")
+    from="$tag at commit $pinned_commit"
   fi
-  say "gh attestation verify: $asset was built by $repo's release workflow from $tag"
+  if ! gh attestation verify "$dir/$asset" --repo "$repo" \
+    --signer-workflow "$repo/.github/workflows/release.yml" "${source_args[@]}"; then
+    refuse "gh attestation verify did not accept $asset as built by $repo's release workflow from $from: refusing to install it"
+  fi
+  say "gh attestation verify: $asset was built by $repo's release workflow from $from"
 else
   say "the GitHub CLI (with GH_TOKEN) is not available: $asset was verified against checksums.txt only"
 fi
@@ -217,7 +225,9 @@ esac
 bin="$dir/$exe"
 chmod +x "$bin"
 
-# The binary must be what the release says it is.
+# The binary must be what the release says it is. What it says of itself is
+# a sanity check (a binary can say anything): for a commit pin, the
+# attestation above is what binds the archive to the commit.
 said=$("$bin" version 2>&1) || refuse "$bin does not run: $said"
 first=$(printf '%s\n' "$said" | head -n 1)
 [ "$first" = "mcpsnoop $version" ] || refuse "the binary of $repo $tag says \"$first\", not \"mcpsnoop $version\": refusing it"

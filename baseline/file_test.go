@@ -100,6 +100,9 @@ func TestLoadConformanceFixtures(t *testing.T) {
 			// Both logs list the same tool; only the description is verified.
 			listed := defs(t, `{"name":"a","description":"d","inputSchema":{"type":"object"},"title":"T","annotations":{"readOnlyHint":true}}`)
 			drift, unverified := tooldef.Diff(tools, listed, version)
+			for i := range drift {
+				drift[i] = tooldef.DriftEntry{Kind: drift[i].Kind, Tool: drift[i].Tool} // which, not what: tooldef's tests
+			}
 			if !reflect.DeepEqual(drift, tt.drift) {
 				t.Errorf("drift = %v, want %v", drift, tt.drift)
 			}

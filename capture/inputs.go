@@ -55,7 +55,45 @@ func ResolveInputsNoting(args []string, note func(string)) ([]Input, error) {
 		}
 		out = append(out, ins...)
 	}
-	return out, nil
+	return readOnce(out), nil
+}
+
+// readOnce drops the inputs that are a file an earlier input already
+// names: the same path twice, a log named and inside a directory named, a
+// glob overlapping either, a symbolic or hard link to it. A log is read
+// once however it was named; which file each input is comes from the
+// system (os.SameFile), checked within inputs of the same size and time.
+func readOnce(inputs []Input) []Input {
+	if len(inputs) < 2 {
+		return inputs
+	}
+	type key struct {
+		size int64
+		mod  int64
+	}
+	seen := map[key][]fs.FileInfo{}
+	out := inputs[:0:0]
+next:
+	for _, in := range inputs {
+		if in.Stdin {
+			out = append(out, in)
+			continue
+		}
+		info, err := os.Stat(in.Path)
+		if err != nil {
+			out = append(out, in) // reading it will say what is wrong
+			continue
+		}
+		k := key{info.Size(), info.ModTime().UnixNano()}
+		for _, prev := range seen[k] {
+			if os.SameFile(prev, info) {
+				continue next
+			}
+		}
+		seen[k] = append(seen[k], info)
+		out = append(out, in)
+	}
+	return out
 }
 
 func resolveArg(arg string, note func(string)) ([]Input, error) {

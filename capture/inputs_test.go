@@ -114,3 +114,36 @@ func TestResolveNewestWithoutLogs(t *testing.T) {
 		t.Errorf("only empty: %v", err)
 	}
 }
+
+// A log named several ways is read once: twice by path, by a directory
+// and a path in it, by a symbolic link, by a hard link.
+func TestResolveInputsReadsAFileOnce(t *testing.T) {
+	work := t.TempDir()
+	write(t, filepath.Join(work, "logs", "a.jsonl"), "x", time.Time{})
+	write(t, filepath.Join(work, "logs", "b.jsonl"), "y", time.Time{})
+	write(t, filepath.Join(work, "other", "a.jsonl"), "x", time.Time{}) // a copy: another file, read too
+	if err := os.Symlink(filepath.Join(work, "logs", "a.jsonl"), filepath.Join(work, "sym.jsonl")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.Link(filepath.Join(work, "logs", "b.jsonl"), filepath.Join(work, "hard.jsonl")); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	t.Chdir(work)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"logs/a.jsonl", "logs/a.jsonl"}, "a.jsonl"},
+		{[]string{"logs/a.jsonl", "logs"}, "a.jsonl,b.jsonl"},
+		{[]string{"logs", "./logs/a.jsonl", "logs/../logs/b.jsonl"}, "a.jsonl,b.jsonl"},
+		{[]string{"sym.jsonl", "logs"}, "sym.jsonl,b.jsonl"},
+		{[]string{"logs", "hard.jsonl"}, "a.jsonl,b.jsonl"},
+		{[]string{"logs/a.jsonl", "other/a.jsonl"}, "a.jsonl,a.jsonl"},
+		{[]string{"-", "logs/a.jsonl", "logs/a.jsonl"}, "stdin,a.jsonl"},
+	} {
+		got, err := ResolveInputs(tc.args)
+		if err != nil || names(got) != tc.want {
+			t.Errorf("%v: got %q, %v; want %q", tc.args, names(got), err, tc.want)
+		}
+	}
+}

@@ -41,6 +41,17 @@ type logSink struct {
 	release   func() // gives the reserved room back; nil when none
 	broken    bool   // a torn line could not be cut off: nothing more is written
 	lastFlush time.Time
+	observe   LineObserver // nil unless out is one
+}
+
+// A LineObserver is a log output that is shown every frame the log is
+// given, as the line the log holds or would hold, before it is written and
+// whether or not the output takes it (a full disk, the --max-log-size
+// bound): live OTLP streaming traces what the log is given, not what the
+// file kept. The closing frame is not shown. ObserveLine runs on the
+// writer's goroutine, must not block and must not keep line.
+type LineObserver interface {
+	ObserveLine(line []byte)
 }
 
 // ClosingReserve is the room a log sets aside when it is opened, for its
@@ -59,6 +70,7 @@ func newLogSink(w *LogWriter, out io.WriteCloser, max int64) *logSink {
 		w: w, out: out, fe: newFrameEncoder(w.sessionID, w.label), max: max,
 		buf: make([]byte, 0, WriteBuffer), lastFlush: time.Now(),
 	}
+	s.observe, _ = out.(LineObserver)
 	s.enc = json.NewEncoder(&s.generic)
 	s.enc.SetEscapeHTML(false)
 	s.release = reserveRoom(out, ClosingReserve)
@@ -68,12 +80,9 @@ func newLogSink(w *LogWriter, out io.WriteCloser, max int64) *logSink {
 // add encodes a numbered, redacted frame into the buffer, or counts it as
 // lost.
 func (s *logSink) add(f *Frame) {
-	if s.broken {
-		s.w.lose(1, "")
-		return
-	}
-	if s.max > 0 && s.written+int64(len(s.buf)) >= s.max {
-		s.w.lose(1, s.sizeReason())
+	full := s.broken || (s.max > 0 && s.written+int64(len(s.buf)) >= s.max)
+	if full && s.observe == nil {
+		s.loseFull()
 		return
 	}
 	start := len(s.buf)
@@ -89,15 +98,31 @@ func (s *logSink) add(f *Frame) {
 		}
 		s.buf = append(s.buf, s.generic.Bytes()...)
 	}
-	if s.max > 0 && s.written+int64(len(s.buf)) > s.max {
+	if s.observe != nil {
+		s.observe.ObserveLine(s.buf[start:])
+	}
+	if full || (s.max > 0 && s.written+int64(len(s.buf)) > s.max) {
 		s.buf = s.buf[:start]
-		s.w.lose(1, s.sizeReason())
+		if start == 0 && cap(s.buf) > 2*WriteBuffer {
+			s.buf = make([]byte, 0, WriteBuffer) // no flush may come to shrink it
+		}
+		s.loseFull()
 		return
 	}
 	s.ends = append(s.ends, len(s.buf))
 	if len(s.buf) >= WriteBuffer {
 		s.flush()
 	}
+}
+
+// loseFull counts a frame the log cannot take: it is past its size bound,
+// or a torn line that could not be cut off ends it.
+func (s *logSink) loseFull() {
+	if s.broken {
+		s.w.lose(1, "")
+		return
+	}
+	s.w.lose(1, s.sizeReason())
 }
 
 func (s *logSink) sizeReason() string {

@@ -178,3 +178,25 @@ func TestRedactorShadowedAndTextSecrets(t *testing.T) {
 		t.Error("nested duplicate missed")
 	}
 }
+
+// Quote reaches free text the way a text line is reached: key rules on
+// quoted "key": value pairs, value patterns anywhere.
+func TestRedactorQuote(t *testing.T) {
+	r, err := NewRedactor(RedactOptions{Keys: []string{"password"}, Values: []string{`sk-[a-z0-9]+`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		`login failed for {"user":"bob","password":"hunter2"}`: `login failed for {"user":"bob","password":"[REDACTED]"}`,
+		`the key sk-abc123 was refused`:                        `the key [REDACTED] was refused`,
+		`nothing to hide`:                                      `nothing to hide`,
+	} {
+		if got := r.Quote(in); got != want {
+			t.Errorf("Quote(%q) = %q, want %q", in, got, want)
+		}
+	}
+	var none *Redactor
+	if none.Quote("x") != "x" {
+		t.Error("a nil redactor changed the text")
+	}
+}

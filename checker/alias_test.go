@@ -72,3 +72,49 @@ func TestStringsOutliveTheReadBuffer(t *testing.T) {
 		t.Errorf("%d runs, want one per session's trace", len(rep.Runs))
 	}
 }
+
+// TestWireMethodsOutliveTheReadBuffer: schema validation runs on batches of
+// frames after the reader has moved on, so the method a frame is validated
+// under must not alias the read buffer. Frames large enough that one batch
+// spans more than the reader's 1 MiB buffer show a method read after the
+// buffer was refilled: every bad request must still get its one finding,
+// against its own method's definition.
+func TestWireMethodsOutliveTheReadBuffer(t *testing.T) {
+	const requests = 300
+	padding := strings.Repeat("p", 20_000)
+	kinds := []struct{ method, params, want string }{
+		{"tools/call", `{"arguments":{}`, `tools/call request: /params: missing property "name" (2025-06-18 CallToolRequest)`},
+		{"prompts/get", `{"arguments":{}`, `prompts/get request: /params: missing property "name" (2025-06-18 GetPromptRequest)`},
+		{"resources/read", `{"url":"x"`, `resources/read request: /params: missing property "uri" (2025-06-18 ReadResourceRequest)`},
+	}
+	frames := initialize("2025-06-18", "2025-06-18")
+	for i := range requests {
+		k := kinds[i%len(kinds)]
+		params := k.params + `,"_meta":{"pad":"` + padding + `"}}`
+		frames = append(frames, fmt.Sprintf("c2s %d %s", 10+i, rpcRequest(fmt.Sprint(i+1), k.method, params)))
+	}
+	log := logOf("s", numbered(frames...)...)
+	if len(log) < 4<<20 {
+		t.Fatalf("the log is only %d bytes", len(log))
+	}
+	rep := check(t, checker.Config{Wire: true}, log)
+	got := 0
+	for _, f := range rep.Findings {
+		if f.Signal != checker.SignalWire {
+			continue
+		}
+		got++
+		i := f.Line - 4 // lines 1-3 are the handshake
+		if i < 0 || i >= requests {
+			t.Errorf("a wire finding on line %d: %s", f.Line, f.Message)
+			continue
+		}
+		k := kinds[i%len(kinds)]
+		if f.Method != k.method || !strings.HasSuffix(f.Message, "wire: "+k.want) {
+			t.Errorf("line %d: method %q message %q; want %q ending %q", f.Line, f.Method, f.Message, k.method, k.want)
+		}
+	}
+	if got != requests {
+		t.Errorf("%d wire findings, want %d", got, requests)
+	}
+}

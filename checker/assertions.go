@@ -79,16 +79,9 @@ func (w *worstCall) note(value int64, tool string, at int) {
 	}
 }
 
-func newAssertionState(cfg Config) assertionState {
-	a := assertionState{watched: map[string]bool{}, calledTools: map[string]bool{}, budget: cfg.MaxDuration,
-		maxSrv: cfg.MaxServerDuration, maxRound: cfg.MaxRoundTrips}
-	for _, n := range cfg.ExpectTools {
-		a.watched[n] = true
-	}
-	for _, n := range cfg.ForbidTools {
-		a.watched[n] = true
-	}
-	return a
+func newAssertionState(e *Engine) assertionState {
+	return assertionState{watched: e.watched, calledTools: map[string]bool{}, budget: e.cfg.MaxDuration,
+		maxSrv: e.cfg.MaxServerDuration, maxRound: e.cfg.MaxRoundTrips}
 }
 
 // called notes a tools/call request for tool (linked retries excluded).
@@ -130,8 +123,9 @@ func (a *assertionState) roundTrips(c *call) {
 	}
 }
 
-// evaluate returns the session's assertions in order: max-duration, each
-// expected tool, each forbidden tool.
+// evaluate returns the assertions judged per session, in order:
+// max-duration, max-server-duration, max-round-trips. The tool assertions
+// are judged per run (toolassert.go).
 func (a *assertionState) evaluate(cfg Config) []AssertionResult {
 	var out []AssertionResult
 	if cfg.MaxDuration > 0 {
@@ -178,24 +172,6 @@ func (a *assertionState) evaluate(cfg Config) []AssertionResult {
 			r.Message = strconv.Itoa(a.rounds.over) + " " + plural(a.rounds.over, "tool call", "tool calls") +
 				" took more than " + limit + " " + plural(cfg.MaxRoundTrips, "round trip", "round trips") +
 				" (worst: tool " + strconv.Quote(a.rounds.tool) + " took " + strconv.FormatInt(a.rounds.worst, 10) + ")"
-		}
-		out = append(out, r)
-	}
-	for _, n := range cfg.ExpectTools {
-		r := AssertionResult{Name: AssertionExpectTool, Passed: a.calledTools[n]}
-		if r.Passed {
-			r.Message = "expected tool " + strconv.Quote(n) + " was called"
-		} else {
-			r.Message = "expected tool " + strconv.Quote(n) + " was never called"
-		}
-		out = append(out, r)
-	}
-	for _, n := range cfg.ForbidTools {
-		r := AssertionResult{Name: AssertionForbidTool, Passed: !a.calledTools[n]}
-		if r.Passed {
-			r.Message = "forbidden tool " + strconv.Quote(n) + " was not called"
-		} else {
-			r.Message = "forbidden tool " + strconv.Quote(n) + " was called"
 		}
 		out = append(out, r)
 	}

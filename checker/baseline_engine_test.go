@@ -61,7 +61,7 @@ func TestBaselineInEngine(t *testing.T) {
 			verdict: checker.Failed, drift: []int{0, 1},
 			findings: []string{
 				"note mcpsnoop/drift session s1: recorded first-seen tool baseline (trusted, not verified)",
-				`error mcpsnoop/drift session s2: tool "a" description changed`,
+				`error mcpsnoop/drift session s2: tool "a" description changed: "old" → "new"`,
 			}},
 		{name: "an incomplete listing is not compared", failOn: drift, log: listing("s1", "srv", toolA, "page2"),
 			verdict: checker.Passed, drift: []int{0}},

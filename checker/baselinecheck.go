@@ -55,8 +55,34 @@ func (s *session) observeBaseline(defs []tooldef.Tool) BaselineResult {
 		r.Created = true
 	default:
 		r.Drift, r.Unverified = tooldef.Diff(obs.Tools, defs, obs.Version)
+		if red := s.e.cfg.RedactText; red != nil {
+			for i := range r.Drift {
+				redactDrift(&r.Drift[i], red)
+			}
+		}
 	}
 	return r
+}
+
+// redactDrift applies the report redaction to what a drift entry quotes:
+// the baseline's values were stored as recorded, unredacted.
+func redactDrift(d *tooldef.DriftEntry, red func(string) string) {
+	for _, p := range []**string{&d.Before, &d.After} {
+		if *p != nil {
+			v := red(**p)
+			*p = &v
+		}
+	}
+	for i := range d.Hints {
+		d.Hints[i].Before, d.Hints[i].After = red(d.Hints[i].Before), red(d.Hints[i].After)
+	}
+	if c := d.Schema; c != nil {
+		for _, l := range [][]string{c.Added, c.Removed, c.Changed} {
+			for i := range l {
+				l[i] = red(l[i])
+			}
+		}
+	}
 }
 
 // toolFindings reports the baseline error, the drift entries and the schema
@@ -72,6 +98,9 @@ func (s *session) toolFindings(sr *SessionReport) {
 		in := at
 		in.signal, in.rank, in.tool, in.kind = SignalDrift, 1, d.Tool, "tool <name> "+d.Kind.Label()
 		in.text = ": tool " + strconv.Quote(d.Tool) + " " + d.Kind.Label()
+		if detail := d.Detail(); detail != "" {
+			in.text += ": " + detail
+		}
 		s.addFinding(in)
 	}
 	for _, f := range sr.SchemaFindings {
@@ -84,12 +113,15 @@ func (s *session) toolFindings(sr *SessionReport) {
 	}
 }
 
+// recordedBaselineKind is the kind of the first-seen baseline's finding.
+const recordedBaselineKind = "recorded first-seen tool baseline"
+
 // recordedFinding notes that the session's listing became the first-seen
 // baseline; it is an error only when the run gated drift and verified
 // nothing.
 func (s *session) recordedFinding(sr *SessionReport) {
 	in := findingInput{signal: SignalDrift, phase: phaseBaselineNote, sessionWide: true, level: LevelNote,
-		kind: "recorded first-seen tool baseline", text: ": recorded first-seen tool baseline (trusted, not verified)"}
+		kind: recordedBaselineKind, text: ": recorded first-seen tool baseline (trusted, not verified)"}
 	if sr.Baseline.RecordedOnly {
 		in.level = LevelError
 	}

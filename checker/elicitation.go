@@ -2,6 +2,8 @@ package checker
 
 import (
 	"net/url"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
 	"sort"
 	"strings"
 	"time"
@@ -28,6 +30,9 @@ const (
 // Elicitation is one question and what became of it (shape:
 // spec/interfaces.md, "Elicitations").
 type Elicitation struct {
+	// RootID, Method and Name are the operation the question interrupted:
+	// the MRTR call, or the tools/call a 2025-11-25 server request arrived
+	// during (when that is certain; else the request itself).
 	RootID           string        `json:"root_id"`
 	Method           string        `json:"method"`
 	Name             string        `json:"name"`
@@ -42,8 +47,11 @@ type Elicitation struct {
 	Action           string        `json:"action,omitempty"` // accept, decline, cancel, or what the client sent
 	ElapsedMs        *float64      `json:"elapsed_ms"`       // question to answer; null while pending
 	Pending          bool          `json:"pending"`
-	asked            time.Time     // when the question was seen
-	serial           int           // creation order
+	// RequestID is the id of a 2025-11-25 elicitation/create request
+	// whose row names the call it interrupted (RootID is then the call's).
+	RequestID string    `json:"request_id,omitempty"`
+	asked     time.Time // when the question was seen
+	serial    int       // creation order
 }
 
 // ElicitField is one property a form asked for, with its declared type
@@ -153,12 +161,48 @@ func (s *session) closeElicitations(c *call) {
 	c.elicits = nil
 }
 
-// A 2025-11-25 server request: the question is the request itself.
+// A 2025-11-25 server request: the question is the request itself, asked
+// in the middle of a client's call when that can be told for certain.
 func (s *session) elicitRequest(fc *frameCtx, c *call) {
-	if c.method != "elicitation/create" || fc.f.Direction != "s2c" {
+	if c.method != "elicitation/create" || fc.f.Direction != capture.ServerToClient {
 		return
 	}
-	c.elicits = []*Elicitation{s.newElicitation(c.key.id, c.method, "", "", fc.msg.params, fc.f.TS, fc.f.Redacted)}
+	e := s.newElicitation(c.key.id, c.method, "", "", fc.msg.params, fc.f.TS, fc.f.Redacted)
+	if root := s.interrupted(fc.f); root != nil {
+		e.RequestID = e.RootID
+		e.RootID, e.Method, e.Name = root.key.id, root.method, root.tool
+	}
+	c.elicits = []*Elicitation{e}
+}
+
+// interrupted is the tools/call a server's request arrived during, when
+// that is certain. Over HTTP our capture records, on a server request that
+// came on the event stream of a client's POST, the id of that POST's
+// request (reply_to): the call it interrupted. Without reply_to an HTTP
+// request could have come on any stream, so it names nothing. On stdio
+// there is one channel, and a request names a call only when exactly one
+// tools/call from the client is open.
+func (s *session) interrupted(f *capture.Frame) *call {
+	if len(f.ReplyTo) > 0 {
+		c := s.calls.open[callKey{dir: capture.ClientToServer, id: string(f.ReplyTo), conn: f.ConnID}]
+		if c != nil && c.isTool && c.open() {
+			return c
+		}
+		return nil
+	}
+	if f.Transport == capture.TransportHTTP || s.transport == capture.TransportHTTP {
+		return nil
+	}
+	var only *call
+	for c := range s.calls.pending {
+		if c.isTool && c.key.dir == capture.ClientToServer {
+			if only != nil {
+				return nil
+			}
+			only = c
+		}
+	}
+	return only
 }
 
 // elicitAnswer records the client's answer to a 2025-11-25 question.

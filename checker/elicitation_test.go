@@ -97,6 +97,47 @@ func TestElicitationLedger(t *testing.T) {
 	}
 }
 
+// A 2025-11-25 elicitation/create names the tools/call it interrupted when
+// that is certain: on stdio, exactly one call open; over HTTP, the call
+// whose event stream carried it (reply_to), and nothing without it.
+func TestElicitationInterruptedCall(t *testing.T) {
+	ask := `{"jsonrpc":"2.0","id":0,"method":"elicitation/create","params":{"message":"Seat?"}}`
+	answer := `{"jsonrpc":"2.0","id":0,"result":{"action":"accept"}}`
+	httpLine := func(seq int, dir, raw, extra string) string {
+		return `{"session_id":"h","server_label":"srv","seq":` + itoa(seq) + `,"ts":"2026-07-28T12:00:0` + itoa(seq) + `Z","direction":"` + dir + `","transport":"http","conn_id":"c1"` + extra + `,"raw":` + raw + `}` + "\n"
+	}
+	tests := []struct {
+		name, log string
+		want      string // root_id method name request_id of the row
+	}{
+		{"stdio, one call open", logOf("s", "1 c2s 0 "+toolCall("7", "book", ""), "2 s2c 10 "+ask, "3 c2s 20 "+answer),
+			`7 tools/call book 0`},
+		{"stdio, two calls open: which one asked is not known", logOf("s", "1 c2s 0 "+toolCall("7", "book", ""), "2 c2s 1 "+toolCall("8", "pay", ""), "3 s2c 10 "+ask),
+			`0 elicitation/create  `},
+		{"stdio, the other call already answered", logOf("s", "1 c2s 0 "+toolCall("7", "book", ""), "2 c2s 1 "+toolCall("8", "pay", ""), "3 s2c 5 "+rpcResult("8", `{"content":[]}`), "4 s2c 10 "+ask),
+			`7 tools/call book 0`},
+		{"stdio, no call open", logOf("s", "1 s2c 10 "+ask), `0 elicitation/create  `},
+		{"http, on the stream of call 8", httpLine(1, "c2s", toolCall("7", "book", ""), "") + httpLine(2, "c2s", toolCall("8", "pay", ""), "") + httpLine(3, "s2c", ask, `,"reply_to":8`),
+			`8 tools/call pay 0`},
+		{"http, without reply_to: not known", httpLine(1, "c2s", toolCall("7", "book", ""), "") + httpLine(2, "s2c", ask, ""),
+			`0 elicitation/create  `},
+		{"http, reply_to names no open tools/call", httpLine(1, "c2s", rpcRequest("9", "prompts/get", `{"name":"p"}`), "") + httpLine(2, "s2c", ask, `,"reply_to":9`),
+			`0 elicitation/create  `},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows := ledger(t, tt.log)
+			if len(rows) != 1 {
+				t.Fatalf("rows %v", rows)
+			}
+			e := rows[0]
+			if got := e.RootID + " " + e.Method + " " + e.Name + " " + e.RequestID; got != tt.want {
+				t.Errorf("row %s\n got %q\nwant %q", row(e), got, tt.want)
+			}
+		})
+	}
+}
+
 func TestElicitationMessageCap(t *testing.T) {
 	long := strings.Repeat("é", 5000) // two bytes a rune: the cut must not split one
 	log := logOf("s",

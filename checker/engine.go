@@ -25,9 +25,13 @@ type Config struct {
 	// MaxRoundTrips is the most requests one tools/call may take on the
 	// wire, MRTR retries included, open chains too; zero disables it.
 	MaxRoundTrips int
-	// ExpectTools must each have been called in every session.
+	// ExpectTools must each have been called in every run: by some
+	// session of the run (a session in no run is a run of its own). A
+	// name may be SERVER:TOOL, split at the last colon, to count only the
+	// sessions of that server label (see ParseToolSpec).
 	ExpectTools []string
-	// ForbidTools must not have been called in any session.
+	// ForbidTools must not have been called in any run; SERVER:TOOL as
+	// for ExpectTools.
 	ForbidTools []string
 	// MaxFindings caps Report.Findings; zero means DefaultMaxFindings.
 	MaxFindings int
@@ -51,6 +55,16 @@ type Config struct {
 	// when wire is in FailOn; otherwise it is skipped (it is the costly
 	// part of a check).
 	Wire bool
+	// RedactText, when set, is applied to the text a finding quotes: a
+	// server's error message, and a tool definition's old and new values
+	// in a drift (the baseline's were stored as recorded). check passes
+	// its --redact-* rules; frames are redacted before Ingest already.
+	RedactText func(string) string
+	// Known holds the findings accepted as known (check --known); nil
+	// when none were given. See known.go.
+	Known *KnownFindings
+	// Fingerprints fills Report.Fingerprints (check --write-known).
+	Fingerprints bool
 }
 
 // DefaultMaxFindings is how many findings a report keeps by default.
@@ -75,6 +89,13 @@ type Engine struct {
 	findings findingSet
 	wire     bool // validate frames against the schema (wire signal)
 	pool     *wirePool
+
+	// The tool assertions, and the tools they name (what sessions watch
+	// for).
+	expect, forbid []ToolSpec
+	watched        map[string]bool
+
+	src sources // the inputs frames came from, for merging copies
 }
 
 // New returns an engine for cfg.
@@ -96,6 +117,11 @@ func New(cfg Config) *Engine {
 	if e.wire {
 		e.pool = newWirePool()
 	}
+	e.expect, e.forbid = parseToolSpecs(cfg.ExpectTools), parseToolSpecs(cfg.ForbidTools)
+	e.watched = map[string]bool{}
+	for _, t := range append(append([]ToolSpec(nil), e.expect...), e.forbid...) {
+		e.watched[t.Tool] = true
+	}
 	return e
 }
 
@@ -109,13 +135,18 @@ func (e *Engine) Ingest(f *capture.Frame, pos Position) bool {
 	if e.cfg.Sessions != nil && !e.cfg.Sessions[f.SessionID] {
 		return true // an envelope, of a session this check leaves out
 	}
+	src := e.src.of(pos)
 	s := e.sessions[f.SessionID]
 	if s == nil {
 		s = newSession(e, len(e.order), f, pos)
+		s.seqs.src = src
 		e.sessions[s.id] = s
 		e.order = append(e.order, s)
 	}
 	e.last = s
+	if f.Seq > 0 && s.seqs.seenElsewhere(src, f.Seq) {
+		return true // a copy of a frame another input already gave
+	}
 	s.ingest(f, pos)
 	return true
 }
@@ -158,22 +189,37 @@ func (e *Engine) Report() *Report {
 			}
 			s.recordedFinding(sr)
 		}
+	}
+	rep.Runs, rep.Solo = buildRuns(e.order, rep.Sessions)
+	e.toolAssertions(rep)
+	known := e.judgeKnown(rep)
+	for i, s := range e.order {
+		sr := rep.Sessions[i]
 		for _, sig := range e.cfg.FailOn {
-			if sr.Counters.Count(sig) > 0 {
+			if sr.Counters.Count(sig) > 0 && known.fails(i, sig) {
 				sr.FailedSignals = append(sr.FailedSignals, sig)
 			}
 		}
+		sr.Findings = s.findingCounts
 		if sr.Failed() {
 			rep.Verdict = Failed
 		}
 	}
-	rep.Runs = buildRuns(e.order, rep.Sessions)
 	labels := map[string]string{}
 	for _, s := range e.order {
 		labels[s.id] = s.label
 	}
-	rep.Findings, rep.FindingsTotal = e.findings.sorted(labels)
+	rep.Findings, rep.FindingsTotal = e.findings.sorted(labels, known.accepted)
 	rep.FindingsTruncated = rep.FindingsTotal - len(rep.Findings)
+	if len(rep.Fingerprints) > 0 {
+		texts := map[string]string{}
+		for _, f := range rep.Findings {
+			texts[f.Fingerprint] = f.Text
+		}
+		for i := range rep.Fingerprints {
+			rep.Fingerprints[i].Text = texts[rep.Fingerprints[i].Fingerprint]
+		}
+	}
 	return rep
 }
 

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 )
@@ -39,6 +40,7 @@ type findingInput struct {
 	rank        int
 	sessionWide bool
 	toolsList   bool // located at the session's last tools/list answer
+	ownWords    bool // text is the whole message: no "session <sid>" before it
 	seq         uint64
 	path        string
 	line        int
@@ -117,13 +119,17 @@ func (h *findingSet) add(k *keptFinding) {
 }
 
 // sorted returns the kept findings in report order with their fingerprints
-// filled in from the sessions' final labels, and the total found.
-func (h *findingSet) sorted(labels map[string]string) ([]Finding, int) {
+// filled in from the sessions' final labels, and the total found. A
+// finding whose fingerprint is in accepted is marked known, at level note.
+func (h *findingSet) sorted(labels map[string]string, accepted map[string]bool) ([]Finding, int) {
 	items := append([]*keptFinding(nil), h.items...)
 	sort.Slice(items, func(i, j int) bool { return items[i].before(items[j]) })
 	out := make([]Finding, len(items))
 	for i, k := range items {
 		k.Fingerprint = fingerprint(labels[k.SessionID], k.tuple, k.occurrence)
+		if k.RuleID != RuleAssertion && accepted[k.Fingerprint] {
+			k.Known, k.Level = true, LevelNote
+		}
 		out[i] = k.Finding
 	}
 	return out, h.total
@@ -139,12 +145,27 @@ func (s *session) addFinding(in findingInput) {
 	if level == "" {
 		level = s.e.gate.Level(in.signal)
 	}
-	var msg string
+	var msg, text string
 	switch {
+	case in.ownWords:
+		msg, text = in.text, in.text
 	case in.sessionWide:
 		msg = "session " + s.id + in.text
+		if t, ok := strings.CutPrefix(in.text, ": "); ok {
+			text = t
+		} else {
+			text = msg
+		}
 	default:
 		msg = "session " + s.id + " frame " + strconv.FormatUint(in.seq, 10) + ": " + in.text
+		text = in.text
+	}
+	if rule != RuleAssertion {
+		if level == LevelError {
+			s.findingCounts.Gated++
+		} else {
+			s.findingCounts.Notes++
+		}
 	}
 	method, tool := clone(in.method), clone(in.tool)
 	tuple := fingerprintTuple{rule: rule, method: method, tool: tool, kind: in.kind}
@@ -153,7 +174,7 @@ func (s *session) addFinding(in findingInput) {
 	k := &keptFinding{
 		Finding: Finding{
 			Signal: in.signal, RuleID: rule, Level: level, SessionID: s.id,
-			Method: method, Tool: tool, Kind: in.kind, Message: msg,
+			Method: method, Tool: tool, Kind: in.kind, Message: msg, Text: text,
 			Rules: in.rules, Wire: in.wire,
 		},
 		session: s.index, phase: in.phase, ordinal: in.ordinal, rank: in.rank,

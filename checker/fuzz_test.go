@@ -56,7 +56,7 @@ func FuzzCheck(f *testing.F) {
 		for _, render := range []func(io.Writer) error{
 			func(w io.Writer) error { return report.WriteText(w, rep, report.TextOptions{Verbose: true}) },
 			func(w io.Writer) error { return report.WriteJSON(w, rep) },
-			func(w io.Writer) error { return junit.Write(w, rep) },
+			func(w io.Writer) error { return junit.Write(w, rep, junit.Options{}) },
 			func(w io.Writer) error { return sarif.Write(w, rep, sarif.Options{WorkDir: "/"}) },
 		} {
 			if err := render(io.Discard); err != nil {

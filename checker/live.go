@@ -40,3 +40,16 @@ func (e *Engine) SoFar(id string) (SessionSoFar, bool) {
 	}
 	return out, true
 }
+
+// Open is how many calls of the sessions seen so far are still in play:
+// waiting for their answer, parked for an MRTR retry, or holding a task
+// that has not settled. A consumer following a log may drop an engine
+// with none open and go on with a new one without losing a call's end
+// (a cancelled call a late answer could still settle is not counted).
+func (e *Engine) Open() int {
+	n := 0
+	for _, s := range e.order {
+		n += len(s.calls.pending) + len(s.parked) + len(s.tasks)
+	}
+	return n
+}

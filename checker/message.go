@@ -235,16 +235,3 @@ func escapeKey(name string) string {
 	}
 	return string(out)
 }
-
-// errorDetail renders a JSON-RPC error object as "<message> (code <n>)".
-func errorDetail(errVal gjson.Result) string {
-	if !errVal.IsObject() {
-		return "the call failed"
-	}
-	msg := errVal.Get("message").String()
-	code := errVal.Get("code")
-	if code.Exists() {
-		return msg + " (code " + code.Raw + ")"
-	}
-	return msg
-}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/tidwall/gjson"
+	"golang.org/x/net/http/httpguts"
 )
 
 // paramHeaderState is what these rules remember about a session: the
@@ -158,7 +159,7 @@ func (w *bindingWalk) annotation(h, schema gjson.Result, path []string) {
 	case name == "":
 		w.violation = "an empty x-mcp-header" + on
 		return
-	case !isHeaderToken(name):
+	case !httpguts.ValidHeaderFieldName(name): // an RFC 9110 token
 		w.violation = "x-mcp-header " + strconv.Quote(name) + on + ", which is not a valid header field name"
 		return
 	}
@@ -320,24 +321,6 @@ func member(obj gjson.Result, name string) gjson.Result {
 		return true
 	})
 	return found
-}
-
-// isHeaderToken reports an RFC 9110 token: letters, digits and
-// !#$%&'*+-.^_`|~.
-func isHeaderToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // paramHeaderRules applies W45: each Mcp-Param header of an HTTP tools/call

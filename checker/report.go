@@ -38,6 +38,9 @@ type Report struct {
 	Sessions []*SessionReport
 	// Runs group the sessions of one agent run, newest first.
 	Runs []Run
+	// Solo are the sessions in no run, each as a run of its own (id
+	// s-<session id>), newest first; see AllRuns.
+	Solo []Run
 	// Findings holds at most MaxFindings entries. When more were found the
 	// ones kept are the most severe (errors before notes), earliest first.
 	Findings []Finding
@@ -49,6 +52,12 @@ type Report struct {
 	// schema (wire gated, or Config.Wire): only then do reports show the
 	// wire signal.
 	Wire bool
+	// Known says how the accepted findings of Config.Known fared; nil
+	// when none were given.
+	Known *KnownSummary
+	// Fingerprints lists every finding's fingerprint (assertions aside),
+	// session by session, when Config.Fingerprints asked for them.
+	Fingerprints []FingerprintEntry
 }
 
 // Source is where a session's first frame was read.
@@ -71,8 +80,15 @@ type SessionReport struct {
 	FailedSignals []Signal
 	Tools         []ToolStats
 	// Assertions holds every assertion evaluated for this session, passed
-	// or not, in evaluation order.
+	// or not, in evaluation order. The assertions judged per run
+	// (--expect-tool, --forbid-tool) are held by the run's last session,
+	// and each stale accepted finding (Config.Known) by the last session
+	// of its server label.
 	Assertions []AssertionResult
+	// Findings counts the session's findings by how they are reported,
+	// assertions aside: Gated fail the gate, Notes do not (signals not
+	// gated, and Known ones), Known were accepted by Config.Known.
+	Findings FindingCounts
 	// Interactions are the multi-round-trip operations (MRTR chains of two
 	// or more requests), in the order they began; at most 1,000, the rest
 	// counted in InteractionsTruncated.
@@ -176,6 +192,13 @@ func (s *SessionReport) FailedAssertions() []AssertionResult {
 	return out
 }
 
+// FindingCounts counts a session's findings (assertions aside) by level.
+type FindingCounts struct {
+	Gated int // reported at level error
+	Notes int // reported at level note, the known ones included
+	Known int // accepted by Config.Known
+}
+
 // Counters are a session's signal counts. Every signal is counted whether
 // or not it is gated.
 type Counters struct {
@@ -264,6 +287,12 @@ type Finding struct {
 	Kind string
 	// Message is the full text, prefixed with the session and frame.
 	Message string
+	// Text is Message without that prefix: what the finding says, for a
+	// report that already names the session and the line.
+	Text string
+	// Known is set when Config.Known accepted the finding: it is then
+	// reported at level note and fails nothing.
+	Known bool
 	// Fingerprint is stable across re-captures of the same scenario: see
 	// the package's fingerprint.go.
 	Fingerprint string
@@ -286,9 +315,16 @@ func (f *Finding) Rule() string {
 
 // AssertionResult is one evaluated assertion.
 type AssertionResult struct {
-	Name    string `json:"name"` // max-duration, expect-tool or forbid-tool
+	Name    string `json:"name"` // max-duration, expect-tool, forbid-tool, known, ...
 	Passed  bool   `json:"passed"`
 	Message string `json:"message"`
+	// Run is the run an --expect-tool or --forbid-tool was judged over (a
+	// session in no run is a run of its own, "s-<session id>"); "" for
+	// the assertions judged per session.
+	Run string `json:"run,omitempty"`
+	// Server is the server label an assertion was narrowed to
+	// (SERVER:TOOL), or the label of a stale known finding.
+	Server string `json:"server,omitempty"`
 }
 
 // AssertionMaxDuration and friends name the assertions.
@@ -298,4 +334,7 @@ const (
 	AssertionMaxRoundTrips     = "max-round-trips"
 	AssertionExpectTool        = "expect-tool"
 	AssertionForbidTool        = "forbid-tool"
+	// AssertionKnown fails for an accepted finding (Config.Known) of a
+	// server checked in this run that no longer occurs.
+	AssertionKnown = "known"
 )

@@ -81,7 +81,7 @@ func (s *session) firstAnswer(fc *frameCtx, c *call) {
 			}
 		}
 	}
-	errored, detail := answerError(m)
+	errored, detail := s.answerError(m)
 	c.it.answerHop(fc.f.TS, nil)
 	s.elicitAnswer(c, m, fc.f.TS)
 	s.settle(fc, c, errored, detail, resultSize(m))
@@ -106,7 +106,7 @@ func (s *session) lateAnswer(fc *frameCtx, c *call) {
 	c.end = fc.f.TS
 	c.it.answerHop(fc.f.TS, nil)
 	s.counters.LateResults++
-	errored, detail := answerError(m)
+	errored, detail := s.answerError(m)
 	if errored {
 		c.errored = true
 		fc.callError(c, detail)
@@ -244,13 +244,13 @@ func (s *session) taskStatus(fc *frameCtx, id string, status, result, errVal gjs
 	switch status.Str {
 	case "completed":
 		if result.IsObject() && result.Get("isError").Type == gjson.True {
-			errored, detail = true, "the result is marked isError"
+			errored, detail = true, s.toolErrorDetail(result)
 		}
 		c.state = stateCompleted
 	case "failed":
 		errored, detail = true, "the call failed"
 		if errVal.IsObject() {
-			detail = errorDetail(errVal)
+			detail = s.errorDetail(errVal)
 		}
 		c.state = stateFailed
 	case "cancelled":
@@ -278,13 +278,14 @@ func (s *session) taskStatus(fc *frameCtx, id string, status, result, errVal gjs
 	s.ended(c)
 }
 
-// answerError says whether an answer is a failure and how to describe it.
-func answerError(m *message) (bool, string) {
+// answerError says whether an answer is a failure and how to describe it,
+// in the server's own words.
+func (s *session) answerError(m *message) (bool, string) {
 	switch {
 	case m.hasError:
-		return true, errorDetail(m.errorVal)
+		return true, s.errorDetail(m.errorVal)
 	case m.isErrorResult():
-		return true, "the result is marked isError"
+		return true, s.toolErrorDetail(m.result)
 	}
 	return false, ""
 }

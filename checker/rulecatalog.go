@@ -8,17 +8,17 @@ package checker
 // layout: docs/specification/<revision>/<path>.mdx).
 var ruleCatalog = []Rule{
 	// JSON-RPC shape (check.md 3.3 A).
-	jsonrpc("W1", "missing jsonrpc=2.0", "missing jsonrpc=2.0", "basic/index#messages"),
-	jsonrpc("W2", "jsonrpc must be 2.0", "jsonrpc must be 2.0", "basic/index#messages"),
+	jsonrpc("W1", "missing jsonrpc=2.0", "missing jsonrpc=2.0", "messages"),
+	jsonrpc("W2", "jsonrpc must be 2.0", "jsonrpc must be 2.0", "messages"),
 	jsonrpc("W3", "request id <raw number> is not an integer; MCP requires a string or integer id",
-		"request id 1.5 is not an integer; MCP requires a string or integer id", "basic/index#requests"),
+		"request id 1.5 is not an integer; MCP requires a string or integer id", "requests"),
 	jsonrpc("W4", "request id is null; MCP requires a string or integer id",
-		"request id is null; MCP requires a string or integer id", "basic/index#requests"),
+		"request id is null; MCP requires a string or integer id", "requests"),
 	jsonrpc("W5", "request id has type <boolean|array|object>; MCP requires a string or integer id",
-		"request id has type boolean; MCP requires a string or integer id", "basic/index#requests"),
-	jsonrpc("W6", "result response id is null; it names no request", "result response id is null; it names no request", "basic/index#responses"),
-	jsonrpc("W7", "response has neither result nor error", "response has neither result nor error", "basic/index#responses"),
-	jsonrpc("W8", "response has both result and error", "response has both result and error", "basic/index#responses"),
+		"request id has type boolean; MCP requires a string or integer id", "requests"),
+	jsonrpc("W6", "result response id is null; it names no request", "result response id is null; it names no request", "responses"),
+	jsonrpc("W7", "response has neither result nor error", "response has neither result nor error", "responses"),
+	jsonrpc("W8", "response has both result and error", "response has both result and error", "responses"),
 
 	// Responses (check.md 3.3 B): multi round-trip results.
 	{ID: "W9", Family: familyMRTR,
@@ -66,14 +66,14 @@ var ruleCatalog = []Rule{
 	cache("W23", "cacheScope <later %q> on a later page of <method> disagrees with <first %q> on the first, and 2026-07-28 requires one scope per list request",
 		`cacheScope "private" on a later page of tools/list disagrees with "public" on the first, and 2026-07-28 requires one scope per list request`),
 
-	jsonrpc("W24", "response id has no matching request", "response id has no matching request", "basic/index#responses"),
-	jsonrpc("W25", "duplicate response for the same id", "duplicate response for the same id", "basic/index#responses"),
+	jsonrpc("W24", "response id has no matching request", "response id has no matching request", "responses"),
+	jsonrpc("W25", "duplicate response for the same id", "duplicate response for the same id", "responses"),
 
 	// Requests (check.md 3.3 C).
 	mrtrRetry("W26", "MRTR retry is missing requestState"),
 	mrtrRetry("W27", "MRTR retry invented requestState"),
 	mrtrRetry("W28", "MRTR retry changed requestState"),
-	jsonrpc("W29", "request reuses an id already in flight", "request reuses an id already in flight", "basic/index#requests"),
+	jsonrpc("W29", "request reuses an id already in flight", "request reuses an id already in flight", "requests"),
 
 	// Notifications (check.md 3.3 D).
 	subscription("W30", "notification <m %q> carries no io.modelcontextprotocol/subscriptionId, which 2026-07-28 requires on a subscription stream",
@@ -187,8 +187,18 @@ func transportPages(anchor string) []specPage {
 	}
 }
 
-func jsonrpc(id, text, example, path string) Rule {
-	return Rule{ID: id, Family: familyJSONRPC, Text: text, Example: example, Gate: "any JSON-RPC frame", spec: at("", path)}
+// jsonrpc is a JSON-RPC shape rule; section is where the base protocol
+// says it: messages, requests or responses. 2024-11-05 has those on a
+// page of their own (basic/messages, whose introduction is the messages
+// part); from 2025-03-26 on they are sections of the base protocol's
+// overview.
+func jsonrpc(id, text, example, section string) Rule {
+	old := "basic/messages"
+	if section != "messages" {
+		old += "#" + section
+	}
+	return Rule{ID: id, Family: familyJSONRPC, Text: text, Example: example, Gate: "any JSON-RPC frame",
+		spec: []specPage{{from: "", path: old}, {from: "2025-03-26", path: "basic/index#" + section}}}
 }
 
 func cache(id, text, example string) Rule {

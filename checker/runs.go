@@ -114,8 +114,9 @@ func processRunID(pid int64, start time.Time) string {
 	return "p-" + strconv.FormatInt(pid, 10) + "-" + strconv.FormatInt(start.Unix(), 10)
 }
 
-// buildRuns groups the closed sessions, newest run first.
-func buildRuns(sessions []*session, reports []*SessionReport) []Run {
+// buildRuns groups the closed sessions, newest run first. The sessions in
+// no run are listed apart, each as a run of its own (Report.Solo).
+func buildRuns(sessions []*session, reports []*SessionReport) (runs, solo []Run) {
 	byID := map[string]*Run{}
 	var order []*Run
 	get := func(id, kind, label string) *Run {
@@ -146,20 +147,47 @@ func buildRuns(sessions []*session, reports []*SessionReport) []Run {
 		case k.process:
 			join(get(processRunID(k.ppid, k.ppidStart), RunKeyProcess,
 				"client "+strconv.FormatInt(k.ppid, 10)+" since "+k.ppidStart.UTC().Format(time.RFC3339)), sr.Traffic.Requests)
+		default:
+			label := sr.Label
+			if label == "" {
+				label = "(no label)"
+			}
+			solo = append(solo, Run{ID: RunOfSession(s.id), KeyKind: RunKeySession, Label: label,
+				SessionIDs: []string{s.id}, Requests: sr.Traffic.Requests, Errors: sr.Counters.Errors, Newest: k.newest})
 		}
 		sr.RunIDs = k.runIDs()
 	}
-	runs := make([]Run, len(order))
+	runs = make([]Run, len(order))
 	for i, r := range order {
 		runs[i] = *r
 	}
+	sortRuns(runs)
+	sortRuns(solo)
+	return runs, solo
+}
+
+// sortRuns orders runs newest first; of two equally new, a run of several
+// sessions (trace, process) before a session's own, then by id.
+func sortRuns(runs []Run) {
 	sort.SliceStable(runs, func(i, j int) bool {
 		if !runs[i].Newest.Equal(runs[j].Newest) {
 			return runs[i].Newest.After(runs[j].Newest)
 		}
+		if si, sj := runs[i].KeyKind == RunKeySession, runs[j].KeyKind == RunKeySession; si != sj {
+			return sj
+		}
 		return runs[i].ID < runs[j].ID
 	})
-	return runs
+}
+
+// AllRuns is what --runs lists and --run picks from: the runs of rep and,
+// for every session in no run, a run of that session alone (id
+// s-<session id>, key kind session), newest first. So "latest" is the
+// newest session when no run of several sessions is newer than it.
+func AllRuns(rep *Report) []Run {
+	all := append(append([]Run(nil), rep.Runs...), rep.Solo...)
+	sortRuns(all)
+	return all
 }
 
 // FindRun returns the run named id ("latest" names the newest), or false.

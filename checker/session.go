@@ -21,8 +21,9 @@ type session struct {
 	counters  Counters
 
 	lastSeq     uint64
-	dropped     uint64 // frames the log's closing frame says the capture lost
-	frames      int    // frames ingested, the position of the next one
+	seqs        seqRecord // the seqs each input gave, for merging copies (merge.go)
+	dropped     uint64    // frames the log's closing frame says the capture lost
+	frames      int       // frames ingested, the position of the next one
 	calls       callTable
 	parked      []*call          // calls waiting on an input_required answer, oldest first
 	tasks       map[string]*call // task id -> tools/call holding the handle
@@ -30,6 +31,9 @@ type session struct {
 	tools       map[string]*toolAgg
 	asserts     assertionState
 	occurrences map[fingerprintTuple]int
+	// findingCounts counts the findings by level as they are made; known
+	// ones are moved to Notes when the report is closed.
+	findingCounts FindingCounts
 
 	lastToolsListLine int
 	lastToolsListPath string
@@ -73,7 +77,7 @@ func newSession(e *Engine, index int, f *capture.Frame, pos Position) *session {
 		calls:       newCallTable(),
 		tasks:       map[string]*call{},
 		tools:       map[string]*toolAgg{},
-		asserts:     newAssertionState(e.cfg),
+		asserts:     newAssertionState(e),
 		occurrences: map[fingerprintTuple]int{},
 	}
 }

@@ -42,15 +42,23 @@ func (s Signal) RuleID() string { return "mcpsnoop/" + string(s) }
 // RuleAssertion is the rule id of failed assertions.
 const RuleAssertion = "mcpsnoop/assertion"
 
+// FailOnNone is the --fail-on value that gates on no signal: only the
+// assertions can fail the check.
+const FailOnNone = "none"
+
 // ParseFailOn parses a --fail-on value: comma-separated signal names,
 // spaces around each allowed, duplicates harmless, case-sensitive. An empty
-// part is an error. The result is in AllSignals order.
+// part is an error. The result is in AllSignals order; "none" alone is the
+// empty gate (not nil, which means the default).
 func ParseFailOn(value string) ([]Signal, error) {
+	if strings.TrimSpace(value) == FailOnNone {
+		return []Signal{}, nil
+	}
 	set := map[Signal]bool{}
 	for _, part := range strings.Split(value, ",") {
 		name := Signal(strings.TrimSpace(part))
 		if !isSignal(name) {
-			return nil, fmt.Errorf("--fail-on must contain error, invalid, warn, mismatch, pending, late-result, drift, deprecated, incomplete, schema, or wire, got %q", part)
+			return nil, fmt.Errorf("--fail-on must be none, or contain error, invalid, warn, mismatch, pending, late-result, drift, deprecated, incomplete, schema, or wire, got %q", part)
 		}
 		set[name] = true
 	}

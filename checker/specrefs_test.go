@@ -71,8 +71,13 @@ func TestRuleSpecURL(t *testing.T) {
 		id, rev, want string
 		applies       bool
 	}{
-		{"W1", "2024-11-05", base + "2024-11-05/basic/index#messages", true},
+		// The JSON-RPC rules: basic/messages in 2024-11-05, the base
+		// protocol's overview after.
+		{"W1", "2024-11-05", base + "2024-11-05/basic/messages", true},
+		{"W1", "2025-03-26", base + "2025-03-26/basic/index#messages", true},
+		{"W24", "2024-11-05", base + "2024-11-05/basic/messages#responses", true},
 		{"W24", "2025-06-18", base + "2025-06-18/basic/index#responses", true},
+		{"W29", "2024-11-05", base + "2024-11-05/basic/messages#requests", true},
 		{"W33", "2025-11-25", base + "2025-11-25/basic/utilities/progress", true},
 		{"W33", "2026-07-28", base + "2026-07-28/basic/patterns/progress", true},
 		// A rule judged only from 2026-07-28 links that revision.

@@ -126,15 +126,17 @@ func (s *session) wireRules(fc *frameCtx) {
 		msg.Sender = wire.Server
 	}
 	switch m.kind {
+	// The method is cloned: the frame is validated later, in a batch,
+	// after the reader has refilled the buffer m.method points into.
 	case kindRequest:
-		msg.Kind, msg.Method = wire.Request, m.method
+		msg.Kind, msg.Method = wire.Request, clone(m.method)
 		if c := fc.call; c != nil && c.method == m.method {
 			if t := m.paramField("task"); t.Exists() && t.Type != gjson.Null {
 				c.wireTask = true
 			}
 		}
 	case kindNotification:
-		msg.Kind, msg.Method = wire.Notification, m.method
+		msg.Kind, msg.Method = wire.Notification, clone(m.method)
 	case kindResponse, kindOther:
 		msg.Kind, msg.Method = wire.Result, fc.method
 		if m.hasError {

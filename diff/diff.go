@@ -176,7 +176,8 @@ func notable(before, after time.Duration, o Options) bool {
 
 // WriteText prints the result in the format scripts read (check.md
 // section 9): a header, then "no differences found" or the tools, calls
-// and durations sections that have something in them.
+// and durations sections that have something in them. Under a changed
+// tool's line, indented further, what changed (tooldef.DriftEntry.Detail).
 func (r *Result) WriteText(w io.Writer) error {
 	var sb strings.Builder
 	// Ids, tool names and arguments come from the logs: each is escaped
@@ -189,6 +190,10 @@ func (r *Result) WriteText(w io.Writer) error {
 		sb.WriteString("tools:\n")
 		for _, t := range r.Tools {
 			fmt.Fprintf(&sb, "  %s: %s\n", t.Kind.Label(), line(t.Tool))
+			if d := t.Detail(); d != "" {
+				// what changed: old → new, the hints, the schema's paths
+				fmt.Fprintf(&sb, "    %s\n", line(d))
+			}
 		}
 	}
 	if len(r.Statuses) > 0 {

@@ -163,7 +163,17 @@ func TestCompare(t *testing.T) {
 			name:      "destructive now",
 			before:    Side{Tools: []tooldef.Tool{tool("x", `{"destructiveHint":false}`)}},
 			after:     Side{Tools: []tooldef.Tool{tool("x", `{"destructiveHint":true}`)}},
-			want:      "mcpsnoop diff  -> \ntools:\n  annotations changed: x\n",
+			want:      "mcpsnoop diff  -> \ntools:\n  annotations changed: x\n    destructiveHint false → true\n",
+			regressed: true,
+		},
+		{
+			name: "a description and a schema: old → new, the paths",
+			before: Side{Tools: []tooldef.Tool{{Name: "x", Description: "Reads a file",
+				InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}}},
+			after: Side{Tools: []tooldef.Tool{{Name: "x", Description: "Reads and deletes a file",
+				InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"force":{"type":"boolean"}}}`)}}},
+			want: "mcpsnoop diff  -> \ntools:\n  description changed: x\n    \"Reads a file\" → \"Reads and deletes a file\"\n" +
+				"  input schema changed: x\n    added force\n",
 			regressed: true,
 		},
 		{
@@ -188,7 +198,7 @@ func TestCompare(t *testing.T) {
 				Calls: []Call{call(0, "x", "{}", "ok", ms(100))}},
 			after: Side{SessionID: "b", Tools: []tooldef.Tool{tool("new", ""), tool("x", `{"readOnlyHint":true}`)},
 				Calls: []Call{call(0, "x", "{}", "error", ms(5000))}},
-			want: "mcpsnoop diff a -> b\ntools:\n  added: new\n  removed: gone\n  annotations changed: x\n" +
+			want: "mcpsnoop diff a -> b\ntools:\n  added: new\n  removed: gone\n  annotations changed: x\n    readOnlyHint false → true\n" +
 				"calls:\n  status changed: x {} ok -> error\ndurations:\n  slower: x {} 100ms -> 5s\n",
 			regressed: true,
 		},

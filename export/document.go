@@ -26,6 +26,8 @@ type sessionDoc struct {
 	Responses     int       `json:"responses"`
 	Notifications int       `json:"notifications"`
 	Errors        int       `json:"errors"`
+	Warnings      int       `json:"warnings"`
+	Invalid       int       `json:"invalid"`
 	Pending       int       `json:"pending"`
 	LateResults   int       `json:"late_results"`
 	MissingFrames int       `json:"missing_frames"`
@@ -68,7 +70,8 @@ func newSessionDoc(s *Session) sessionDoc {
 		ID: r.ID, Label: r.Label, Transport: r.Transport, First: r.First, Last: r.Last,
 		Frames: r.Traffic.Frames, Calls: r.Calls,
 		Requests: r.Traffic.Requests, Responses: r.Traffic.Responses, Notifications: r.Traffic.Notifications,
-		Errors: r.Counters.Errors, Pending: r.Counters.Pending, LateResults: r.Counters.LateResults,
+		Errors: r.Counters.Errors, Warnings: r.Counters.Warnings, Invalid: r.Counters.Invalid,
+		Pending: r.Counters.Pending, LateResults: r.Counters.LateResults,
 		MissingFrames: r.Counters.MissingFrames, RunIDs: r.RunIDs,
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	githubactions "github.com/sethvargo/go-githubactions"
 )
 
@@ -83,6 +84,11 @@ type Options struct {
 	Summary bool
 	// Annotations is the most annotations to emit, 0 to MaxAnnotations.
 	Annotations int
+	// Listed names the reports this check wrote that list its findings
+	// (SARIF, JUnit, JSON; to a file or to stdout), so that a notice about
+	// findings left out of the annotations or the summary says where they
+	// are, and only there.
+	Listed []string
 }
 
 // Publish writes the outputs, then the summary and the annotations as
@@ -104,7 +110,7 @@ func (m *Mode) Publish(rep *checker.Report, opts Options) (err error) {
 	if opts.Summary {
 		m.action.AddStepSummary(Summary(rep, opts))
 	}
-	m.annotate(rep, opts.Annotations)
+	m.annotate(rep, opts)
 	return nil
 }
 
@@ -195,10 +201,11 @@ type Annotation struct {
 
 // Annotations picks at most limit annotations: findings that fail the gate
 // (level error) first, as errors, then the ungated ones (SARIF level note)
-// as notices, each in report order. When findings are left over, the last slot becomes a notice that
-// says how many and where to read them. workspace is the directory file
-// paths are made relative to; a log outside it gets no file.
-func Annotations(rep *checker.Report, limit int, workspace string) []Annotation {
+// as notices, each in report order. When findings are left over, the last
+// slot becomes a notice that says how many and where to read them: the
+// reports named in listed (see Options.Listed). workspace is the directory
+// file paths are made relative to; a log outside it gets no file.
+func Annotations(rep *checker.Report, limit int, workspace string, listed []string) []Annotation {
 	if limit <= 0 {
 		return nil
 	}
@@ -218,7 +225,10 @@ func Annotations(rep *checker.Report, limit int, workspace string) []Annotation 
 	out := make([]Annotation, 0, min(limit, total))
 	for _, i := range order[:shown] {
 		f := &rep.Findings[i]
-		a := Annotation{Level: "notice", Title: f.Rule(), Message: f.Message}
+		// go-githubactions escapes only %, CR and LF: the log shows the
+		// rest as sent, so peer text (a tool name, a message) is made
+		// visible first, as on a terminal.
+		a := Annotation{Level: "notice", Title: termsafe.Clean(f.Rule(), false), Message: termsafe.Clean(f.Message, false)}
 		if f.Level == checker.LevelError {
 			a.Level = "error"
 		}
@@ -238,16 +248,28 @@ func Annotations(rep *checker.Report, limit int, workspace string) []Annotation 
 	if total > shown {
 		out = append(out, Annotation{
 			Level: "notice", Title: "mcpsnoop",
-			Message: fmt.Sprintf("%d more findings are not annotated (at most %d annotations per check); the job summary counts them and the SARIF and JUnit reports list them", total-shown, limit),
+			Message: fmt.Sprintf("%d more findings are not annotated (at most %d annotations per check); the job summary counts them%s", total-shown, limit, whereListed(listed)),
 		})
 	}
 	return out
 }
 
+// whereListed ends a notice with the reports that list the findings, or
+// how to get one when none was written.
+func whereListed(listed []string) string {
+	switch len(listed) {
+	case 0:
+		return ", and a --sarif or --json report would list them"
+	case 1:
+		return " and the " + listed[0] + " report lists them"
+	}
+	return " and the " + strings.Join(listed[:len(listed)-1], ", ") + " and " + listed[len(listed)-1] + " reports list them"
+}
+
 // annotate emits the annotations through go-githubactions, which escapes
 // line breaks and the characters that would end a property or a command.
-func (m *Mode) annotate(rep *checker.Report, limit int) {
-	for _, a := range Annotations(rep, limit, m.workspace) {
+func (m *Mode) annotate(rep *checker.Report, opts Options) {
+	for _, a := range Annotations(rep, opts.Annotations, m.workspace, opts.Listed) {
 		fields := map[string]string{"title": a.Title}
 		if a.File != "" {
 			fields["file"] = a.File

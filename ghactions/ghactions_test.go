@@ -259,7 +259,7 @@ func TestAnnotationsCapOrderAndPaths(t *testing.T) {
 		fs = append(fs, finding(checker.LevelError, checker.SignalError, filepath.Join(ws, "e.jsonl"), i+1, fmt.Sprintf("error %d", i)))
 	}
 	rep := report(ws, fs...)
-	got := Annotations(rep, MaxAnnotations, ws)
+	got := Annotations(rep, MaxAnnotations, ws, []string{"SARIF", "JSON"})
 	if len(got) != MaxAnnotations {
 		t.Fatalf("%d annotations, want %d", len(got), MaxAnnotations)
 	}
@@ -273,10 +273,24 @@ func TestAnnotationsCapOrderAndPaths(t *testing.T) {
 			t.Fatalf("annotation %d = %+v", 30+i, a)
 		}
 	}
-	if last := got[49]; last.Level != "notice" || last.File != "" || !strings.HasPrefix(last.Message, "11 more findings are not annotated") {
+	if last := got[49]; last.Level != "notice" || last.File != "" ||
+		last.Message != "11 more findings are not annotated (at most 50 annotations per check); the job summary counts them and the SARIF and JSON reports list them" {
 		t.Errorf("last = %+v", last)
 	}
-	if got := Annotations(rep, 0, ws); len(got) != 0 {
+	// The notice names only the reports that were written.
+	for _, tc := range []struct {
+		listed []string
+		end    string
+	}{
+		{nil, "the job summary counts them, and a --sarif or --json report would list them"},
+		{[]string{"JUnit"}, "the job summary counts them and the JUnit report lists them"},
+		{[]string{"SARIF", "JUnit", "JSON"}, "the job summary counts them and the SARIF, JUnit and JSON reports list them"},
+	} {
+		if last := Annotations(rep, MaxAnnotations, ws, tc.listed)[49]; !strings.HasSuffix(last.Message, tc.end) {
+			t.Errorf("%v: %q", tc.listed, last.Message)
+		}
+	}
+	if got := Annotations(rep, 0, ws, nil); len(got) != 0 {
 		t.Errorf("limit 0 gave %d", len(got))
 	}
 
@@ -286,7 +300,7 @@ func TestAnnotationsCapOrderAndPaths(t *testing.T) {
 		finding(checker.LevelError, checker.SignalError, "", 3, "stdin"),
 		finding(checker.LevelNote, checker.SignalIncomplete, filepath.Join(ws, "sub", "a b,c.jsonl"), 0, "whole session"),
 	)
-	got = Annotations(rep, MaxAnnotations, ws)
+	got = Annotations(rep, MaxAnnotations, ws, nil)
 	want := []Annotation{
 		{Level: "error", Title: "mcpsnoop/error", Message: "outside"},
 		{Level: "error", Title: "mcpsnoop/error", Message: "stdin"},
@@ -310,9 +324,26 @@ func TestAnnotationsCannotInject(t *testing.T) {
 	if strings.Count(out, "\n") != 0 {
 		t.Fatalf("one finding became several lines:\n%s", out)
 	}
-	want := "::error file=a%2Cline=1%3A%3Ab.jsonl,line=2,title=mcpsnoop/error::x%0A::add-mask::secret%0D%0A::error file=evil::%250A 100%25 ::"
+	want := `::error file=a%2Cline=1%3A%3Ab.jsonl,line=2,title=mcpsnoop/error::x\n::add-mask::secret\r\n::error file=evil::%250A 100%25 ::`
 	if out != want {
 		t.Errorf("annotation\n got %s\nwant %s", out, want)
+	}
+}
+
+// TestAnnotationsShowControls: the CI log shows an escape sequence or a
+// bidirectional override in a message or a title as text (termsafe), not
+// as colours or reordered characters.
+func TestAnnotationsShowControls(t *testing.T) {
+	e := newStepEnv(t)
+	f := finding(checker.LevelError, checker.SignalError, filepath.Join(e.workspace, "a.jsonl"), 2,
+		"tool \"\x1b[31mred\x1b[0m\" said \u202eevil\u202c\x07")
+	f.RuleID = "rule\x1b]0;title\x07"
+	if err := e.mode(t).Publish(report(e.workspace, f), Options{Annotations: 5}); err != nil {
+		t.Fatal(err)
+	}
+	want := `::error file=a.jsonl,line=2,title=rule\x1b]0;title\a::tool "\x1b[31mred\x1b[0m" said \u202eevil\u202c\a` + "\n"
+	if out := e.lines(); out != want {
+		t.Errorf("annotation\n got %q\nwant %q", out, want)
 	}
 }
 
@@ -343,11 +374,11 @@ func TestSummaryCap(t *testing.T) {
 		}
 		rep.Sessions = append(rep.Sessions, s)
 	}
-	got := Summary(rep, Options{})
+	got := Summary(rep, Options{Listed: []string{"SARIF", "JUnit"}})
 	if len(got) > MaxSummaryBytes || len(got) < MaxSummaryBytes-10*1024 {
 		t.Errorf("summary is %d bytes, want just under %d", len(got), MaxSummaryBytes)
 	}
-	if !strings.HasSuffix(got, " more sessions not shown: the summary is capped at 900 KiB. The JUnit and SARIF reports cover every session.\n") {
+	if !strings.HasSuffix(got, " more sessions not shown: the summary is capped at 900 KiB. The SARIF and JUnit reports cover every session.\n") {
 		t.Errorf("summary ends %q", got[len(got)-200:])
 	}
 	if n := strings.Count(got, "| tool\\_"); n != 5*strings.Count(got, "### ") {

@@ -29,6 +29,17 @@ const (
 // maxQuestion is how many characters of a question the summary quotes.
 const maxQuestion = 120
 
+// everySession says which reports cover the sessions the summary leaves out.
+func everySession(listed []string) string {
+	switch len(listed) {
+	case 0:
+		return "A --sarif, --junit or --json report would cover every session."
+	case 1:
+		return "The " + listed[0] + " report covers every session."
+	}
+	return "The " + strings.Join(listed[:len(listed)-1], ", ") + " and " + listed[len(listed)-1] + " reports cover every session."
+}
+
 // counterColumns are the counters in the order of the text report.
 var counterColumns = []struct {
 	head   string
@@ -74,7 +85,7 @@ func Summary(rep *checker.Report, opts Options) string {
 	for i, s := range rep.Sessions {
 		section := sessionSection(s)
 		if b.Len()+len(section) > MaxSummaryBytes {
-			fmt.Fprintf(&b, "%s not shown: the summary is capped at %d KiB. The JUnit and SARIF reports cover every session.\n", plural(len(rep.Sessions)-i, "more session"), MaxSummaryBytes/1024)
+			fmt.Fprintf(&b, "%s not shown: the summary is capped at %d KiB. %s\n", plural(len(rep.Sessions)-i, "more session"), MaxSummaryBytes/1024, everySession(opts.Listed))
 			break
 		}
 		b.WriteString(section)

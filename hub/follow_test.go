@@ -2,8 +2,10 @@ package hub
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -156,5 +158,155 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestFollowerMemoryBounded: a follower of thousands of finished logs
+// holds what it needs to go on reading each, not an engine each: at most
+// DefaultMaxEngines logs hold one.
+func TestFollowerMemoryBounded(t *testing.T) {
+	dir := t.TempDir()
+	const logs = 2000
+	for i := 0; i < logs; i++ {
+		sid := "s" + strconv.Itoa(i) + "-1-aaaa"
+		l := newLog(sid, "srv"+strconv.Itoa(i%7), "stdio").meta("/srv/x", "/").init()
+		for c := 1; c <= 20; c++ {
+			l.toolCall(c, "tool-"+strconv.Itoa(c)).result(c, time.Millisecond, `{"content":[{"type":"text","text":"ok"}]}`)
+		}
+		os.WriteFile(filepath.Join(dir, sid+".jsonl"), []byte(l.String()), 0o600)
+	}
+	heap := func() float64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return float64(ms.HeapAlloc)
+	}
+	before := heap()
+	m := NewMetrics()
+	f := NewFollower([]string{dir}, 0, m.Config)
+	if err := f.History(func(Read) {}); err != nil {
+		t.Fatal(err)
+	}
+	perLog := (heap() - before) / logs
+	runtime.KeepAlive(f)
+	t.Logf("%.0f bytes held per followed log", perLog)
+	if f.engines > DefaultMaxEngines {
+		t.Errorf("%d engines held, want at most %d", f.engines, DefaultMaxEngines)
+	}
+	// Measured: 13.7 KiB a log with an engine each, 3 KiB with at most
+	// DefaultMaxEngines of them.
+	if perLog > 6<<10 {
+		t.Errorf("%.0f bytes held per finished log, want under 6 KiB", perLog)
+	}
+}
+
+// record keeps what a log's engines said: per frame its session, ordinal
+// and call index, and the index of each call that ended.
+type record struct {
+	frames []string // "seq ordinal callIndex"
+	calls  []int
+}
+
+func (r *record) config(string) checker.Config {
+	return checker.Config{
+		OnFrame: func(ev *checker.FrameEvent) {
+			r.frames = append(r.frames, strconv.FormatUint(ev.Frame.Seq, 10)+" "+strconv.Itoa(ev.Ordinal)+" "+strconv.Itoa(ev.CallIndex))
+		},
+		OnCall: func(c checker.CallRecord) { r.calls = append(r.calls, c.Index) },
+	}
+}
+
+// TestFollowerReleasesIdleEngines: a log idle past IdleRelease gives its
+// engine back unless a call is open in it; read again later, it goes on
+// from where it stopped (nothing read twice) and its engine goes on
+// numbering the calls and frames where the last one stopped.
+func TestFollowerReleasesIdleEngines(t *testing.T) {
+	dir := t.TempDir()
+	done := newLog("done-1-aaaa", "a", "stdio").meta("/a", "/").toolCall(1, "read").result(1, time.Millisecond, `{"content":[]}`)
+	open := newLog("open-1-bbbb", "b", "stdio").meta("/b", "/").toolCall(1, "read")
+	donePath, openPath := filepath.Join(dir, "done.jsonl"), filepath.Join(dir, "open.jsonl")
+	os.WriteFile(donePath, []byte(done.take()), 0o600)
+	os.WriteFile(openPath, []byte(open.take()), 0o600)
+	recs := map[string]*record{}
+	f := NewFollower([]string{dir}, 0, func(p string) checker.Config {
+		if recs[p] == nil {
+			recs[p] = &record{}
+		}
+		return recs[p].config(p)
+	})
+	f.IdleRelease = time.Minute
+	if err := f.History(func(Read) {}); err != nil {
+		t.Fatal(err)
+	}
+	if f.engines != 2 {
+		t.Fatalf("%d engines after history, want 2", f.engines)
+	}
+	var marked []string
+	mark := func(p string) { marked = append(marked, p) }
+	f.poll(time.Now(), mark)
+	if f.engines != 2 || len(marked) > 0 {
+		t.Fatalf("not idle yet: %d engines, marked %v", f.engines, marked)
+	}
+	f.poll(time.Now().Add(time.Hour), mark)
+	if f.tails[donePath].eng != nil || f.tails[openPath].eng == nil || f.engines != 1 || len(marked) > 0 {
+		t.Fatalf("idle: done released %v, open kept %v, %d engines, marked %v; want the finished log's engine released",
+			f.tails[donePath].eng == nil, f.tails[openPath].eng != nil, f.engines, marked)
+	}
+	appendFile(t, donePath, done.toolCall(2, "read").result(2, time.Millisecond, `{"content":[]}`).take())
+	f.poll(time.Now().Add(2*time.Hour), mark) // its turn to be looked at
+	if len(marked) != 1 || marked[0] != donePath {
+		t.Fatalf("marked %v, want the grown log", marked)
+	}
+	f.drain(f.tails[donePath], func(Read) {})
+	if got := strings.Join(recs[donePath].frames, ", "); got != "1 0 -1, 2 1 0, 3 2 0, 4 3 1, 5 4 1" {
+		t.Errorf("frames (seq ordinal call) %s; want each once, numbered on", got)
+	}
+	if fmt.Sprint(recs[donePath].calls) != "[0 1]" {
+		t.Errorf("calls ended %v, want [0 1]", recs[donePath].calls)
+	}
+}
+
+// TestFollowerLooksAtDormantLogsSeldom: logs without an engine are not
+// looked at every poll, only every DormantPoll, and logs released together
+// are looked at spread over it, not all at once.
+func TestFollowerLooksAtDormantLogsSeldom(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 100; i++ {
+		os.WriteFile(filepath.Join(dir, "l"+strconv.Itoa(i)+".jsonl"), []byte(frameLine("l"+strconv.Itoa(i), 1, "c2s", pingRaw)), 0o600)
+	}
+	var s seen
+	f := NewFollower([]string{dir}, 0, s.config)
+	stats := 0
+	f.stat = func(p string) (os.FileInfo, error) { stats++; return os.Stat(p) }
+	if err := f.History(func(Read) {}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	stats = 0
+	f.poll(now.Add(time.Second), func(string) {})
+	if stats != 100 {
+		t.Errorf("%d logs looked at with their engines, want 100", stats)
+	}
+	released := now.Add(time.Hour)
+	f.poll(released, func(string) {}) // idle: released
+	if f.engines != 0 {
+		t.Fatalf("%d engines left", f.engines)
+	}
+	stats = 0
+	most := 0
+	for sec := 1; sec <= 120; sec++ {
+		before := stats
+		f.poll(released.Add(time.Duration(sec)*time.Second), func(string) {})
+		most = max(most, stats-before)
+		if sec == 29 && stats != 0 {
+			t.Errorf("%d looks within half a DormantPoll of the release, want none", stats)
+		}
+		if sec == 60 && stats != 100 {
+			t.Errorf("%d looks within a DormantPoll of the release, want each log once", stats)
+		}
+	}
+	if stats < 100 || stats > 200 || most > 25 {
+		t.Errorf("%d looks in 2 minutes, at most %d in one poll; want each log once or twice, spread", stats, most)
 	}
 }

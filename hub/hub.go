@@ -19,7 +19,9 @@ type Hub struct {
 // at start (0 for all).
 func New(dirs []string, historyLimit int) *Hub {
 	m := NewMetrics()
-	return &Hub{Follower: NewFollower(dirs, historyLimit, m.Config), Metrics: m}
+	f := NewFollower(dirs, historyLimit, m.Config)
+	f.Backlog, f.Forget = m.Backlog, m.Forget
+	return &Hub{Follower: f, Metrics: m}
 }
 
 // Start begins watching the folders, then loads the history (which is

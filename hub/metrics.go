@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,9 +47,11 @@ const (
 	ErrorProtocol = "protocol" // a JSON-RPC error or another protocol failure
 )
 
-// maxSessions bounds the sessions whose server a hub remembers; past it
-// the least recently seen quarter is forgotten (a forgotten session that
-// speaks again is identified again from its frames).
+// maxSessions bounds the sessions whose server a hub remembers across
+// logs, and those one log remembers; past it the least recently seen
+// quarter is forgotten. A log's sessions stay known for as long as the log
+// is followed, however many other sessions the hub sees meanwhile, so a
+// long session keeps its server_id.
 const maxSessions = 4096
 
 // Metrics counts what the engines of followed logs say: finished tool
@@ -68,11 +69,20 @@ type Metrics struct {
 
 	mu       sync.Mutex
 	counting bool
-	servers  map[string]*sessionServer // session id -> its server
+	backlog  bool                      // reading a log's backlog: not new traffic
+	logs     map[string]*logServers    // followed log -> its sessions' servers
+	recent   map[string]*sessionServer // session id -> its server, across logs
 	clock    uint64
 	known    map[server]bool    // admitted servers
 	tools    map[[3]string]bool // admitted tool series
 	statuses map[[3]string]bool // admitted transport series
+}
+
+// logServers are the servers of one log's sessions, identified when the
+// log showed each session's first frame (its meta frame for a capture),
+// kept while the log is followed.
+type logServers struct {
+	servers map[string]*sessionServer
 }
 
 // server is how a session's server is labelled.
@@ -111,7 +121,8 @@ func NewMetrics() *Metrics {
 			Name: MetricSessions,
 			Help: "Sessions that began since the hub started (history loaded at start is not counted).",
 		}, []string{"server", "server_id"}),
-		servers:  map[string]*sessionServer{},
+		logs:     map[string]*logServers{},
+		recent:   map[string]*sessionServer{},
 		known:    map[server]bool{},
 		tools:    map[[3]string]bool{},
 		statuses: map[[3]string]bool{},
@@ -130,24 +141,54 @@ func (m *Metrics) Count() {
 	m.mu.Unlock()
 }
 
-// Config is the engine configuration of a followed log: its frames and
-// calls come to m.
-func (m *Metrics) Config(string) checker.Config {
+// Config is the engine configuration of followed log path: its frames and
+// calls come to m. A later engine of the same log (the follower released
+// the last one) finds the servers of its sessions where the last left
+// them.
+func (m *Metrics) Config(path string) checker.Config {
+	m.mu.Lock()
+	ls := m.logs[path]
+	if ls == nil {
+		ls = &logServers{servers: map[string]*sessionServer{}}
+		m.logs[strings.Clone(path)] = ls
+	}
+	m.mu.Unlock()
 	// Findings are not needed here: keep the fewest.
-	return checker.Config{OnFrame: m.frame, OnCall: m.call, MaxFindings: 1}
+	return checker.Config{
+		OnFrame:     func(ev *checker.FrameEvent) { m.frame(ls, ev) },
+		OnCall:      func(r checker.CallRecord) { m.call(ls, r) },
+		MaxFindings: 1,
+	}
+}
+
+// Forget drops what m keeps of a log no longer followed.
+func (m *Metrics) Forget(path string) {
+	m.mu.Lock()
+	delete(m.logs, path)
+	m.mu.Unlock()
+}
+
+// Backlog says m is reading (or done reading) the backlog of a log: what
+// it held before the hub started without being loaded as history, which
+// is not new traffic (see Follower.Backlog).
+func (m *Metrics) Backlog(_ string, reading bool) {
+	m.mu.Lock()
+	m.backlog = reading
+	m.mu.Unlock()
 }
 
 // frame notes a session's server and counts transport failures.
-func (m *Metrics) frame(ev *checker.FrameEvent) {
+func (m *Metrics) frame(ls *logServers, ev *checker.FrameEvent) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	srv, fresh := m.serverOf(ev)
-	if fresh && m.counting && ev.Ordinal == 0 {
+	srv, fresh := m.serverOf(ls, ev)
+	counting := m.counting && !m.backlog
+	if fresh && counting && ev.Ordinal == 0 {
 		// A session met while loading history, or joined midway, is not
 		// counted as one that began.
 		m.sessions.WithLabelValues(srv.name, srv.id).Inc()
 	}
-	if ev.Kind != checker.EventTransport || ev.Frame.Status < 400 || !m.counting {
+	if ev.Kind != checker.EventTransport || ev.Frame.Status < 400 || !counting {
 		return
 	}
 	status := strconv.Itoa(ev.Frame.Status)
@@ -163,15 +204,24 @@ func (m *Metrics) frame(ev *checker.FrameEvent) {
 }
 
 // serverOf returns the server of ev's session, identifying it on the
-// session's first frame (fresh).
-func (m *Metrics) serverOf(ev *checker.FrameEvent) (srv server, fresh bool) {
+// session's first frame (fresh): the log's own record first, then one
+// another log made of the session.
+func (m *Metrics) serverOf(ls *logServers, ev *checker.FrameEvent) (srv server, fresh bool) {
 	m.clock++
-	if s := m.servers[ev.SessionID]; s != nil {
+	if s := ls.servers[ev.SessionID]; s != nil {
 		s.touched = m.clock
 		return s.server, false
 	}
-	if len(m.servers) >= maxSessions {
-		evictOldest(m.servers)
+	if len(ls.servers) >= maxSessions {
+		forgetOldest(ls.servers, touchedAt)
+	}
+	if s := m.recent[ev.SessionID]; s != nil {
+		s.touched = m.clock
+		ls.servers[strings.Clone(ev.SessionID)] = s
+		return s.server, false
+	}
+	if len(m.recent) >= maxSessions {
+		forgetOldest(m.recent, touchedAt)
 	}
 	f := ev.Frame
 	var meta capture.SessionMeta
@@ -185,28 +235,33 @@ func (m *Metrics) serverOf(ev *checker.FrameEvent) (srv server, fresh bool) {
 		}
 		m.known[srv] = true
 		// Every server seen has its zero samples, so a healthy hub's
-		// graphs are flat rather than absent.
-		m.statuses[[3]string{srv.name, srv.id, ""}] = true
+		// graphs are flat rather than absent. They are the servers' own
+		// (bounded by the servers' cap), not transport series of the cap.
 		m.transport.WithLabelValues(srv.name, srv.id, "")
 		m.sessions.WithLabelValues(srv.name, srv.id)
 	}
-	m.servers[strings.Clone(ev.SessionID)] = &sessionServer{server: srv, touched: m.clock}
+	s := &sessionServer{server: srv, touched: m.clock}
+	sid := strings.Clone(ev.SessionID)
+	ls.servers[sid] = s
+	m.recent[sid] = s
 	return srv, true
 }
 
+func touchedAt(s *sessionServer) uint64 { return s.touched }
+
 // call counts a finished tool call.
-func (m *Metrics) call(r checker.CallRecord) {
+func (m *Metrics) call(ls *logServers, r checker.CallRecord) {
 	if !r.IsTool || !r.HasDuration {
 		return // not a tool call, or not finished: pending, superseded, cancelled without a result
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.counting {
+	if !m.counting || m.backlog {
 		return
 	}
-	s := m.servers[r.SessionID]
+	s := ls.servers[r.SessionID]
 	if s == nil {
-		return // its session was forgotten mid-call: cannot happen within maxSessions active sessions
+		return // its session was forgotten mid-call: only past maxSessions sessions in one log
 	}
 	key := [3]string{s.name, s.id, boundLabel(r.Name)}
 	if !m.tools[key] {
@@ -256,20 +311,4 @@ func boundLabel(s string) string {
 		cut--
 	}
 	return strings.Clone(s[:cut])
-}
-
-// evictOldest forgets the least recently seen quarter of the sessions.
-func evictOldest(m map[string]*sessionServer) {
-	type kv struct {
-		id      string
-		touched uint64
-	}
-	all := make([]kv, 0, len(m))
-	for id, s := range m {
-		all = append(all, kv{id, s.touched})
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].touched < all[j].touched })
-	for _, e := range all[:len(all)/4] {
-		delete(m, e.id)
-	}
 }

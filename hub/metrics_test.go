@@ -9,11 +9,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/capture/httpcapture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -77,7 +79,12 @@ func counter(fams map[string]*dto.MetricFamily, fam string, want map[string]stri
 // feed runs a log through an engine configured by m, as a followed log is.
 func feed(t *testing.T, m *Metrics, log string) {
 	t.Helper()
-	eng := checker.New(m.Config("test.jsonl"))
+	feedEngine(t, checker.New(m.Config("test.jsonl")), log)
+}
+
+// feedEngine runs a log (or more of it) through eng.
+func feedEngine(t *testing.T, eng *checker.Engine, log string) {
+	t.Helper()
 	r := capture.NewReader(strings.NewReader(log), "test.jsonl")
 	for {
 		fr, line, err := r.Next()
@@ -199,13 +206,27 @@ func TestServerID(t *testing.T) {
 }
 
 // TestScrapeExposesNoIdentity: a scrape names servers by label and id,
-// never by command, path, endpoint or session id.
+// never by command, path, session id, or the parts of an endpoint beyond
+// the label. The labels are the real defaults: the stdio shim's derived
+// from the server command, `mcpsnoop http`'s the target's host:port, which
+// the scrape does show (README: the endpoint has no authentication).
 func TestScrapeExposesNoIdentity(t *testing.T) {
 	m := NewMetrics()
 	m.Count()
-	feed(t, m, newLog("files-4242-deadbeef0001", "files", "stdio").meta("/opt/secret-tool/run.sh", "/home/alice/project").init().
+	command := []string{"/opt/secret-tool/run.sh", "--token=hunter2"}
+	stdioLabel := capture.DeriveLabel(command)
+	target, err := httpcapture.ParseTarget("https://alice:pw0rd@10.1.2.3:8443/tenant-42/mcp?key=k3y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpLabel := httpcapture.DefaultLabel(target)
+	if stdioLabel != "run.sh" || httpLabel != "10.1.2.3:8443" {
+		t.Fatalf("default labels %q and %q; this test needs updating", stdioLabel, httpLabel)
+	}
+	stdioSession, httpSession := capture.NewSessionID(stdioLabel), capture.NewSessionID(httpLabel)
+	feed(t, m, newLog(stdioSession, stdioLabel, "stdio").meta(command[0], "/home/alice/project").init().
 		toolCall(1, "read").result(1, time.Millisecond, `{"content":[]}`).String())
-	feed(t, m, newLog("10.1.2.3:8443-77-cafe", "gateway", "http").init().frame("s2c", time.Millisecond, `"status":502`).String())
+	feed(t, m, newLog(httpSession, httpLabel, "http").init().frame("s2c", time.Millisecond, `"status":502`).String())
 	srv := httptest.NewServer((&Hub{Metrics: m}).Handler())
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/metrics")
@@ -214,12 +235,14 @@ func TestScrapeExposesNoIdentity(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, secret := range []string{"secret-tool", "run.sh", "/home/alice", "4242", "deadbeef", "10.1.2.3", "cafe"} {
+	secrets := []string{"secret-tool", "hunter2", "/home/alice", "alice", "pw0rd", "tenant-42", "k3y",
+		strings.TrimPrefix(stdioSession, stdioLabel), strings.TrimPrefix(httpSession, httpLabel)}
+	for _, secret := range secrets {
 		if bytes.Contains(body, []byte(secret)) {
 			t.Errorf("the scrape shows %q", secret)
 		}
 	}
-	if !bytes.Contains(body, []byte(`server="files"`)) || !bytes.Contains(body, []byte(`server="gateway"`)) {
+	if !bytes.Contains(body, []byte(`server="run.sh"`)) || !bytes.Contains(body, []byte(`server="10.1.2.3:8443"`)) {
 		t.Errorf("servers not labelled:\n%s", body)
 	}
 }
@@ -339,5 +362,124 @@ func TestHubHistoryNotCounted(t *testing.T) {
 	}
 	if len(notices) > 0 {
 		t.Errorf("notices: %v", notices)
+	}
+}
+
+// TestHubBacklogNotCounted: with --history-limit 1, a log the limit left
+// out that is written after the hub started counts what is new in it
+// only: its calls from before the start are not new traffic, a call that
+// began before and ends after counts (as for history), its session did
+// not begin live, and its server has the id its meta frame gives.
+func TestHubBacklogNotCounted(t *testing.T) {
+	state := t.TempDir()
+	old := newLog("files-1-aaaa", "files", "stdio").meta("/srv/files", "/").init().
+		toolCall(1, "read").result(1, 10*time.Millisecond, `{"content":[]}`).
+		toolCall(2, "read").result(2, 10*time.Millisecond, `{"content":[]}`).
+		toolCall(3, "read") // answered after the hub started
+	oldPath := filepath.Join(state, "files-1-aaaa.jsonl")
+	os.WriteFile(oldPath, []byte(old.take()), 0o600)
+	hourAgo := time.Now().Add(-time.Hour)
+	os.Chtimes(oldPath, hourAgo, hourAgo)
+	os.WriteFile(filepath.Join(state, "gw-1-bbbb.jsonl"), []byte(newLog("gw-1-bbbb", "gw", "http").init().String()), 0o600)
+
+	h := New([]string{state}, 1)
+	if err := h.Start(func(n string) { t.Errorf("notice: %s", n) }); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go h.Run(ctx, func(n string) {})
+	appendFile(t, oldPath, old.result(3, 40*time.Millisecond, `{"content":[]}`).
+		toolCall(4, "read").result(4, 20*time.Millisecond, `{"content":[]}`).take())
+	fid := ServerID("stdio", "files", []string{"/srv/files"}, "/")
+	var fams map[string]*dto.MetricFamily
+	waitFor(t, "the appended calls", func() bool {
+		fams, _ = scrape(t, h.Handler())
+		return counter(fams, MetricCalls, labels("tool", "read")) >= 2
+	})
+	time.Sleep(100 * time.Millisecond) // anything more would have come with them
+	fams, _ = scrape(t, h.Handler())
+	if got := counter(fams, MetricCalls, labels("server", "files", "server_id", fid, "tool", "read")); got != 2 {
+		t.Errorf("calls of the left-out log: %v, want 2 (the one answered live and the new one)", got)
+	}
+	if hs := sample(fams, MetricDuration, labels("tool", "read")).GetHistogram(); hs.GetSampleCount() != 2 || hs.GetSampleSum() < 0.059 || hs.GetSampleSum() > 0.061 {
+		t.Errorf("latency: %d observations summing %v, want 2 summing 0.060 s", hs.GetSampleCount(), hs.GetSampleSum())
+	}
+	if got := counter(fams, MetricSessions, labels("server", "files", "server_id", fid)); got != 0 {
+		t.Errorf("sessions of the left-out log: %v, want 0 (it began before the hub)", got)
+	}
+}
+
+// TestServerIDStable: a long session keeps its server_id however many
+// other sessions the hub sees meanwhile: its log keeps the identity its
+// meta frame gave, where the hub's own record of sessions forgets.
+func TestServerIDStable(t *testing.T) {
+	m := NewMetrics()
+	m.Count()
+	long := newLog("long-1-aaaa", "files", "stdio").meta("/srv/files", "/home/me").init().
+		toolCall(1, "read").result(1, time.Millisecond, `{"content":[]}`)
+	eng := checker.New(m.Config("long.jsonl"))
+	feedEngine(t, eng, long.take())
+	for i := 0; i < maxSessions+100; i++ {
+		feed(t, m, newLog("other-"+strconv.Itoa(i), "other", "stdio").frame("c2s", 0, `"raw":{"jsonrpc":"2.0","method":"notifications/initialized"}`).String())
+	}
+	feedEngine(t, eng, long.toolCall(2, "read").result(2, time.Millisecond, `{"content":[]}`).take())
+	fams, _ := scrape(t, (&Hub{Metrics: m}).Handler())
+	fid := ServerID("stdio", "files", []string{"/srv/files"}, "/home/me")
+	if got := counter(fams, MetricCalls, labels("server", "files", "server_id", fid, "tool", "read")); got != 2 {
+		t.Errorf("calls under the session's server_id: %v, want 2", got)
+	}
+	if n := len(fams[MetricSessions].GetMetric()); n != 2 {
+		t.Errorf("%d servers in %s, want files and other", n, MetricSessions)
+	}
+}
+
+// TestZeroSamplesOutsideTransportCap: the zero samples of the servers seen
+// do not use up the transport series' cap: with MaxSeries-1 quiet
+// servers, a failing one still gets its own series.
+func TestZeroSamplesOutsideTransportCap(t *testing.T) {
+	m := NewMetrics()
+	m.Count()
+	for i := 0; i < MaxSeries-1; i++ {
+		feed(t, m, newLog("quiet-"+strconv.Itoa(i), "quiet-"+strconv.Itoa(i), "http").frame("c2s", 0, `"raw":{"jsonrpc":"2.0","method":"notifications/initialized"}`).String())
+	}
+	feed(t, m, newLog("gw-1-bbbb", "gw", "http").init().frame("s2c", time.Millisecond, `"status":502`).String())
+	fams, _ := scrape(t, (&Hub{Metrics: m}).Handler())
+	if got := counter(fams, MetricTransport, labels("server", "gw", "status", "502")); got != 1 {
+		t.Errorf("gw's 502: %v, want 1 in its own series", got)
+	}
+	if got := counter(fams, MetricTransport, labels("server", OverSeriesCap)); got != -1 {
+		t.Errorf("over-cap transport series: %v, want none", got)
+	}
+}
+
+// TestHubReleasedLogKeepsIdentity: a log whose engine was released for
+// idling and that is written again counts under the same server_id, and
+// its session is not counted as one that began.
+func TestHubReleasedLogKeepsIdentity(t *testing.T) {
+	dir := t.TempDir()
+	l := newLog("files-1-aaaa", "files", "stdio").meta("/srv/files", "/home/me").init()
+	p := filepath.Join(dir, "files-1-aaaa.jsonl")
+	os.WriteFile(p, []byte(l.take()), 0o600)
+	h := New([]string{dir}, 0)
+	if err := h.Start(func(n string) { t.Errorf("notice: %s", n) }); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	f := h.Follower
+	f.poll(time.Now().Add(time.Hour), func(string) {})
+	if f.engines != 0 {
+		t.Fatalf("%d engines after the idle poll, want 0", f.engines)
+	}
+	appendFile(t, p, l.toolCall(1, "read").result(1, 5*time.Millisecond, `{"content":[]}`).take())
+	f.drain(f.follow(p), func(Read) {})
+	fams, _ := scrape(t, h.Handler())
+	fid := ServerID("stdio", "files", []string{"/srv/files"}, "/home/me")
+	if got := counter(fams, MetricCalls, labels("server", "files", "server_id", fid, "tool", "read")); got != 1 {
+		t.Errorf("call after the release under the log's server_id: %v, want 1", got)
+	}
+	if n, s := len(fams[MetricSessions].GetMetric()), counter(fams, MetricSessions, labels("server_id", fid)); n != 1 || s != 0 {
+		t.Errorf("%d servers, sessions begun %v; want one server and none begun live", n, s)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/report"
 )
 
 // Names and attribute values fixed by spec/check.md section 7.
@@ -50,10 +51,15 @@ func noun(s checker.Signal, count int) string {
 // build returns the JUnit model of rep: one testsuite per session, in
 // report order, with totals summed at the top. Strings are not sanitised
 // here; the encoder does that for every attribute and text.
-func build(rep *checker.Report) junit.Testsuites {
+func build(rep *checker.Report, opts Options) junit.Testsuites {
 	doc := junit.Testsuites{Name: suitesName, Time: zeroTime}
+	found := map[string][]*checker.Finding{}
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		found[f.SessionID] = append(found[f.SessionID], f)
+	}
 	for _, s := range rep.Sessions {
-		doc.AddSuite(buildSuite(rep, s))
+		doc.AddSuite(buildSuite(rep, s, found[s.ID], opts))
 	}
 	return doc
 }
@@ -62,7 +68,7 @@ func build(rep *checker.Report) junit.Testsuites {
 // case when the run recorded the session's first-seen baseline, the 10
 // signal testcases in checker.AllSignals order (11 with wire, when schema
 // validation ran), then the assertions testcase.
-func buildSuite(rep *checker.Report, s *checker.SessionReport) junit.Testsuite {
+func buildSuite(rep *checker.Report, s *checker.SessionReport, found []*checker.Finding, opts Options) junit.Testsuite {
 	suite := junit.Testsuite{Name: s.ID, Time: zeroTime}
 	for _, id := range s.RunIDs {
 		// The agent run the session belongs to (spec/interfaces.md, Runs).
@@ -74,7 +80,7 @@ func buildSuite(rep *checker.Report, s *checker.SessionReport) junit.Testsuite {
 		addCase(&suite, tc)
 	}
 	for _, sig := range reportedSignals(rep) {
-		addCase(&suite, signalCase(rep, s, sig))
+		addCase(&suite, signalCase(rep, s, sig, found, opts))
 	}
 	addCase(&suite, assertionsTestcase(s))
 	return suite
@@ -93,12 +99,12 @@ func reportedSignals(rep *checker.Report) []checker.Signal {
 	return out
 }
 
-// addCase adds tc to suite. A skipped case counts in tests but not in
-// skipped, which the spec keeps at 0 (spec/check.md section 15, quirk 9);
-// errors are never produced.
+// addCase adds tc to suite; the suite's tests, failures and skipped count
+// its cases (the reference kept skipped at 0 even with a skipped case,
+// spec/check.md section 15, quirk 9: ours agree with the cases). Errors
+// are never produced.
 func addCase(suite *junit.Testsuite, tc junit.Testcase) {
 	suite.AddTestcase(tc)
-	suite.Skipped = 0
 }
 
 // newCase returns a passing testcase named "<sid>/<name>".
@@ -110,17 +116,34 @@ func newCase(sid, name string) junit.Testcase {
 	}
 }
 
-// signalCase returns the testcase of one signal. It fails only when the
-// signal is gated (in rep.FailOn) and the session counted it.
-func signalCase(rep *checker.Report, s *checker.SessionReport, sig checker.Signal) junit.Testcase {
+// signalCase returns the testcase of one signal. It fails when the signal
+// failed the gate in the session (gated, counted, and not every finding of
+// it accepted as known); the failure's body lists the findings as the text
+// report does (report.FindingLine), at most report.MaxFindingLines.
+func signalCase(rep *checker.Report, s *checker.SessionReport, sig checker.Signal, found []*checker.Finding, opts Options) junit.Testcase {
 	tc := newCase(s.ID, string(sig))
 	count := s.Counters.Count(sig)
-	if count > 0 && slices.Contains(rep.FailOn, sig) {
+	if count > 0 && slices.Contains(s.FailedSignals, sig) {
 		reason := signalReason(s, sig, count)
+		body := []string{reason}
+		listed, total := 0, 0
+		for _, f := range found {
+			if f.Signal != sig || f.RuleID == checker.RuleAssertion || f.Level != checker.LevelError {
+				continue
+			}
+			total++
+			if listed < report.MaxFindingLines {
+				body = append(body, report.FindingLine(f, opts.LogName))
+				listed++
+			}
+		}
+		if more := total - listed; more > 0 {
+			body = append(body, fmt.Sprintf("… %d more (see the JSON or SARIF report)", more))
+		}
 		tc.Failure = &junit.Result{
 			Message: reason,
 			Type:    failureType + string(sig),
-			Data:    reason,
+			Data:    strings.Join(body, "\n"),
 		}
 	}
 	return tc

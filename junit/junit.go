@@ -17,12 +17,19 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/checker"
 )
 
+// Options tune the document.
+type Options struct {
+	// LogName names standard input in the findings a failure lists
+	// (check --log-name); "" shows it as "-".
+	LogName string
+}
+
 // Write writes rep to w as a JUnit XML document: the XML header, the
 // document indented by two spaces, and a final newline.
-func Write(w io.Writer, rep *checker.Report) error {
+func Write(w io.Writer, rep *checker.Report, opts Options) error {
 	if rep == nil {
 		return errors.New("junit: nil report")
 	}
-	doc := build(rep)
+	doc := build(rep, opts)
 	return encode(w, &doc)
 }

@@ -93,13 +93,51 @@ var cases = []struct {
 		},
 	}},
 	{"no-sessions", &checker.Report{Verdict: checker.Passed, FailOn: checker.DefaultFailOn}},
+	// A failure lists its findings as the text report does; a skipped
+	// baseline case counts in skipped.
+	{"findings-listed", &checker.Report{
+		Verdict: checker.Failed,
+		FailOn:  checker.DefaultFailOn,
+		Sessions: []*checker.SessionReport{{ID: "s1", Label: "srv", Counters: checker.Counters{Errors: 1, Warnings: 2, Pending: 1},
+			Baseline: checker.BaselineResult{Checked: true, Created: true}}},
+		Findings: []checker.Finding{
+			{Signal: checker.SignalError, RuleID: "mcpsnoop/error", Level: checker.LevelError, SessionID: "s1", Path: "logs/run.jsonl", Line: 4,
+				Text: "tools/call read_file (id 2) ended in an error: the result is marked isError: ENOENT"},
+			{Signal: checker.SignalWarn, RuleID: "mcpsnoop/warn", Level: checker.LevelError, SessionID: "s1", Path: "logs/run.jsonl", Line: 6,
+				Text: "response id has no matching request", Rules: []checker.RuleRef{{ID: "W24"}}},
+			{Signal: checker.SignalWarn, RuleID: "mcpsnoop/warn", Level: checker.LevelNote, Known: true, SessionID: "s1", Path: "logs/run.jsonl", Line: 8,
+				Text: "duplicate response for the same id", Rules: []checker.RuleRef{{ID: "W25"}}},
+			{Signal: checker.SignalPending, RuleID: "mcpsnoop/pending", Level: checker.LevelNote, SessionID: "s1", Path: "logs/run.jsonl", Line: 9,
+				Text: "tools/call x (id 3) never got a response"},
+		},
+	}},
+}
+
+// gate fills in each session's failed signals as the engine does: the
+// gated ones it counted.
+func gate(rep *checker.Report) *checker.Report {
+	for _, s := range rep.Sessions {
+		s.FailedSignals = nil
+		for _, sig := range rep.FailOn {
+			if s.Counters.Count(sig) > 0 {
+				s.FailedSignals = append(s.FailedSignals, sig)
+			}
+		}
+	}
+	return rep
+}
+
+func init() {
+	for _, tc := range cases {
+		gate(tc.rep)
+	}
 }
 
 func TestWriteGolden(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := Write(&buf, tc.rep); err != nil {
+			if err := Write(&buf, tc.rep, Options{}); err != nil {
 				t.Fatalf("Write: %v", err)
 			}
 			golden := filepath.Join("testdata", tc.name+".xml")
@@ -125,7 +163,7 @@ func TestWriteParsesBack(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := Write(&buf, tc.rep); err != nil {
+			if err := Write(&buf, tc.rep, Options{}); err != nil {
 				t.Fatalf("Write: %v", err)
 			}
 			out := buf.String()
@@ -143,26 +181,34 @@ func TestWriteParsesBack(t *testing.T) {
 			if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 				t.Fatalf("output is not well-formed XML: %v\n%s", err, out)
 			}
-			if doc.Name != "mcpsnoop check" || doc.Time != "0" || doc.Errors != 0 || doc.Skipped != 0 {
+			if doc.Name != "mcpsnoop check" || doc.Time != "0" || doc.Errors != 0 {
 				t.Errorf("testsuites attributes: %+v", doc)
 			}
 			if len(doc.Suites) != len(tc.rep.Sessions) {
 				t.Fatalf("%d testsuites for %d sessions", len(doc.Suites), len(tc.rep.Sessions))
 			}
-			var tests, failures int
+			var tests, failures, skipped int
 			for i, suite := range doc.Suites {
 				s := tc.rep.Sessions[i]
 				if suite.Name != clean(s.ID) {
 					t.Errorf("suite %d name %q, want %q", i, suite.Name, clean(s.ID))
 				}
-				if suite.Tests != 11 || len(suite.Testcases) != 11 {
-					t.Errorf("suite %q: tests=%d with %d testcases, want 11", suite.Name, suite.Tests, len(suite.Testcases))
+				cases, wantSkipped := suite.Testcases, 0
+				if s.Baseline.Created {
+					if len(cases) == 0 || cases[0].Skipped == nil {
+						t.Fatalf("suite %q: no skipped baseline case first", suite.Name)
+					}
+					cases, wantSkipped = cases[1:], 1
 				}
-				if suite.Errors != 0 || suite.Skipped != 0 || suite.Time != "0" || suite.ID != 0 {
-					t.Errorf("suite %q attributes: %+v", suite.Name, suite)
+				if suite.Tests != 11+wantSkipped || len(cases) != 11 {
+					t.Errorf("suite %q: tests=%d with %d testcases, want 11 and the baseline case", suite.Name, suite.Tests, len(suite.Testcases))
 				}
+				if suite.Errors != 0 || suite.Skipped != wantSkipped || suite.Time != "0" || suite.ID != 0 {
+					t.Errorf("suite %q attributes: %+v, want skipped=%d", suite.Name, suite, wantSkipped)
+				}
+				skipped += suite.Skipped
 				wantFail := 0
-				for j, c := range suite.Testcases {
+				for j, c := range cases {
 					name := assertionsCase
 					gated := len(s.FailedAssertions()) > 0
 					if signals := reportedSignals(tc.rep); j < len(signals) {
@@ -192,8 +238,8 @@ func TestWriteParsesBack(t *testing.T) {
 				tests += suite.Tests
 				failures += suite.Failures
 			}
-			if doc.Tests != tests || doc.Failures != failures {
-				t.Errorf("totals tests=%d failures=%d, want %d and %d", doc.Tests, doc.Failures, tests, failures)
+			if doc.Tests != tests || doc.Failures != failures || doc.Skipped != skipped {
+				t.Errorf("totals tests=%d failures=%d skipped=%d, want %d, %d and %d", doc.Tests, doc.Failures, doc.Skipped, tests, failures, skipped)
 			}
 		})
 	}
@@ -267,8 +313,8 @@ func TestEncodeSkippedCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="mcpsnoop check" tests="2" failures="0" errors="0" skipped="0" time="0">
-  <testsuite name="s1" tests="2" failures="0" errors="0" skipped="0" time="0">
+<testsuites name="mcpsnoop check" tests="2" failures="0" errors="0" skipped="1" time="0">
+  <testsuite name="s1" tests="2" failures="0" errors="0" skipped="1" time="0">
     <testcase classname="mcpsnoop.check" name="s1/baseline" time="0">
       <skipped message="recorded first-seen tool baseline (trusted, not verified)"></skipped>
     </testcase>
@@ -282,7 +328,7 @@ func TestEncodeSkippedCase(t *testing.T) {
 }
 
 func TestWriteNilReport(t *testing.T) {
-	if err := Write(&bytes.Buffer{}, nil); err == nil {
+	if err := Write(&bytes.Buffer{}, nil, Options{}); err == nil {
 		t.Error("Write(nil) succeeded")
 	}
 }

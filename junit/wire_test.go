@@ -23,8 +23,8 @@ func TestWireTestcase(t *testing.T) {
 			`      <failure message="session s1 has 2 frames breaking the schema" type="mcpsnoop.check.wire">session s1 has 2 frames breaking the schema</failure>`},
 	} {
 		var buf bytes.Buffer
-		rep := &checker.Report{Verdict: checker.Passed, FailOn: tt.failOn, Wire: tt.validated, Sessions: []*checker.SessionReport{s}}
-		if err := Write(&buf, rep); err != nil {
+		rep := gate(&checker.Report{Verdict: checker.Passed, FailOn: tt.failOn, Wire: tt.validated, Sessions: []*checker.SessionReport{s}})
+		if err := Write(&buf, rep, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()

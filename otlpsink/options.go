@@ -4,9 +4,11 @@
 // OTLP/HTTP JSON to the collector's traces endpoint.
 //
 // Delivery is best effort and never in the way of traffic. The sink reads
-// what the session log is given (Tap wraps the log's file, so it sees the
-// same redacted frames, after the capture has forwarded them, on the log
-// writer's goroutine), turns it into spans on a goroutine of its own, and
+// what the session log is given (Tap wraps the log's output and, as a
+// capture.LineObserver, is shown each redacted frame the log writer
+// encodes, on its goroutine, whether or not the file takes it: a full disk
+// or --max-log-size loses frames from the log, not from the stream), turns
+// them into spans on a goroutine of its own, and
 // hands them to a Sender: a bounded queue (2,048 spans) drained in batches
 // (up to 512, or every 5 s), retried in the background with backoff on
 // 429, 502, 503, 504 and network failures, honouring Retry-After. A full
@@ -23,6 +25,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // Defaults of Options.
@@ -82,7 +86,7 @@ func (o *Options) defaults() {
 	setD(&o.MinBackoff, DefaultMinBackoff)
 	setD(&o.MaxBackoff, DefaultMaxBackoff)
 	if o.Client == nil {
-		o.Client = &http.Client{}
+		o.Client = &http.Client{CheckRedirect: noRedirects}
 	}
 	if o.Who == "" {
 		o.Who = "mcpsnoop"
@@ -120,35 +124,18 @@ func ParseHeaders(kvs []string) (http.Header, error) {
 		if !ok {
 			return nil, fmt.Errorf("--otlp-header #%d has no '=': want NAME=VALUE", i+1)
 		}
-		if !validHeaderName(k) {
+		if !httpguts.ValidHeaderFieldName(k) {
 			if k == "" {
 				return nil, fmt.Errorf("--otlp-header #%d has an empty name: want NAME=VALUE", i+1)
 			}
 			return nil, fmt.Errorf("--otlp-header #%d: %q is not a valid header name", i+1, k)
 		}
-		if strings.ContainsAny(v, "\r\n\x00") {
-			return nil, fmt.Errorf("--otlp-header %s: the value holds a line break or NUL", k)
+		if !httpguts.ValidHeaderFieldValue(v) {
+			return nil, fmt.Errorf("--otlp-header %s: the value holds a control character (a line break, NUL, escape or DEL), which no header may", k)
 		}
 		h.Add(k, strings.TrimSpace(v))
 	}
 	return h, nil
-}
-
-// validHeaderName reports whether k is an RFC 9110 token.
-func validHeaderName(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // ShowURL is how messages name the endpoint: scheme, host and path, with
@@ -156,6 +143,12 @@ func validHeaderName(k string) bool {
 func ShowURL(u *url.URL) string {
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
 }
+
+// noRedirects keeps the sender's client from following a redirect: a
+// collector's headers (a token, a tenant) would go to wherever it points,
+// another host included. The redirect itself is the answer, a failure
+// that names where it pointed.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // errClosed is returned by a delivery cut short by Close.
 var errClosed = errors.New("closed")

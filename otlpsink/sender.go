@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/export/otlp"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
@@ -285,13 +286,32 @@ func (s *Sender) post(ctx context.Context, body []byte) result {
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return result{ok: true, rejected: partialRejected(answer), retryAfter: -1}
 	}
-	r := result{retryAfter: -1, problem: "the collector answered " + resp.Status}
+	r := result{retryAfter: -1, problem: "the collector answered " + status(resp)}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		r.problem += redirectNote(resp)
+	}
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		r.retry = true
 		r.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
 	return r
+}
+
+// status is the answer's status line as a problem shows it: its code and
+// at most 128 bytes of the reason the collector gave.
+func status(resp *http.Response) string {
+	return otlp.CutLive(resp.Status, 128)
+}
+
+// redirectNote says where a redirect pointed (scheme, host and path: its
+// query and user info may hold a token) and that it was not followed.
+func redirectNote(resp *http.Response) string {
+	loc, err := resp.Location()
+	if err != nil {
+		return " without a location (redirects are not followed)"
+	}
+	return " to " + otlp.CutLive(ShowURL(loc), 512) + " (redirects are not followed: give --otlp-endpoint the final URL)"
 }
 
 // partialRejected reads an OTLP partial success: how many spans the
@@ -329,6 +349,6 @@ func (s *Sender) fail(problem string, retrying bool) {
 			then = "retrying in the background"
 		}
 		fmt.Fprintf(s.o.Warn, "%s: otlp: warning: sending spans to %s failed (%s); %s, traffic is not affected\n",
-			s.o.Who, ShowURL(s.o.Endpoint), problem, then)
+			s.o.Who, termsafe.Clean(ShowURL(s.o.Endpoint), false), termsafe.Clean(problem, false), then)
 	}
 }

@@ -3,10 +3,12 @@ package otlpsink
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -48,7 +50,7 @@ func TestSenderBatches(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, sp := range c.spans {
-		if sp.Name() != "tools/call" {
+		if sp.Name() != "tools/call read" {
 			t.Errorf("span name %q", sp.Name())
 		}
 		seen[sp.SpanID().String()] = true
@@ -356,4 +358,80 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestSenderRefusesRedirects: a collector answering 307 or 308 is not
+// followed (the headers, a token among them, would go to wherever it
+// points): the batch is refused, and the failure names where the
+// redirect pointed, without its query.
+func TestSenderRefusesRedirects(t *testing.T) {
+	for _, code := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(http.StatusText(code), func(t *testing.T) {
+			elsewhere := newCollector(t, nil)
+			c := newCollector(t, func(n int, w http.ResponseWriter) bool {
+				w.Header().Set("Location", elsewhere.srv.URL+"/v1/traces?token=s3cret")
+				w.WriteHeader(code)
+				return false
+			})
+			var warn bytes.Buffer
+			o := fast(c.url())
+			o.Header = http.Header{"X-Api-Key": {"k3y"}}
+			o.Warn = &warn
+			s := NewSender(o)
+			for _, sp := range testSpans(3) {
+				s.Enqueue(sp)
+			}
+			st := s.Close()
+			if n := elsewhere.requestCount(); n != 0 {
+				t.Errorf("the redirect was followed: %d request(s) reached its target", n)
+			}
+			want := strconv.Itoa(code) + " " + http.StatusText(code) + " to " + elsewhere.srv.URL + "/v1/traces (redirects are not followed"
+			if st.Refused != 3 || st.Sent != 0 || !strings.Contains(st.Problem, want) || strings.Contains(st.Problem+warn.String(), "s3cret") {
+				t.Errorf("stats %+v; warning %q; want 3 refused, the problem naming %q", st, warn.String(), want)
+			}
+		})
+	}
+}
+
+// TestSenderEscapesTheCollectorsWords: a collector's reason phrase is
+// shown with its control characters escaped, in the warning and in the
+// line at exit.
+func TestSenderEscapesTheCollectorsWords(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				req, err := http.ReadRequest(bufio.NewReader(conn))
+				if err != nil {
+					return
+				}
+				io.Copy(io.Discard, req.Body)
+				io.WriteString(conn, "HTTP/1.1 400 \x1b]0;pwned\x07\x1b[2JAll good\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+			}()
+		}
+	}()
+	u, _ := url.Parse("http://" + ln.Addr().String() + "/v1/traces")
+	var warn, report bytes.Buffer
+	o := fast(u)
+	o.Warn = &warn
+	s := NewSender(o)
+	for _, sp := range testSpans(2) {
+		s.Enqueue(sp)
+	}
+	st := s.Close()
+	st.Report(&report, "mcpsnoop")
+	for name, out := range map[string]string{"warning": warn.String(), "report": report.String()} {
+		if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `400 \x1b]0;pwned\a\x1b[2JAll good`) {
+			t.Errorf("%s: %q; want the reason with its controls escaped", name, out)
+		}
+	}
 }

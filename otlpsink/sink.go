@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 )
 
 // Sink streams the calls of the logs it taps to one collector.
@@ -20,11 +22,12 @@ type Sink struct {
 // New starts a sink (its Sender) for o.
 func New(o Options) *Sink { return &Sink{sender: NewSender(o)} }
 
-// Tap returns a writer for a session log to write to instead of out: it
-// writes to out and traces a copy of every write, so the sink sees exactly
-// the redacted frames the log gets. Closing it closes out and lets the
-// tracer end the session (calls still open become spans, as the export
-// shows them).
+// Tap returns an output for a session log's writer (capture.NewLogWriter)
+// to write to instead of out: it writes to out and, as a
+// capture.LineObserver, traces every frame the log writer is given, so the
+// sink sees exactly the redacted frames of the log, those the file could
+// not keep too. Closing it closes out and lets the tracer end the session
+// (calls still open become spans, as the export shows them).
 func (s *Sink) Tap(out io.WriteCloser) io.WriteCloser {
 	tr := newTracer(s.sender.Enqueue, &s.skipped, tapQueueBytes)
 	s.mu.Lock()
@@ -65,7 +68,7 @@ func (st Stats) Report(w io.Writer, who string) {
 		msg += fmt.Sprintf("; %d frame(s) were not traced", st.FramesSkipped)
 	}
 	if st.Problem != "" {
-		msg += "; first failure: " + st.Problem
+		msg += "; first failure: " + termsafe.Clean(st.Problem, false) // the collector's words
 	}
 	fmt.Fprintln(w, msg)
 }

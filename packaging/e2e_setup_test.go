@@ -9,7 +9,9 @@
 //
 //	MCPSNOOP_DIST=$PWD/dist go test -tags e2e ./packaging/
 //
-// Without MCPSNOOP_DIST, or without node and npm, they skip and say why.
+// Without MCPSNOOP_DIST, or without node and npm, they skip and say why;
+// with MCPSNOOP_E2E_REQUIRE=1 (as .ci/run sets it) a missing prerequisite
+// fails them instead, so that CI cannot pass on tests that never ran.
 // MCPSNOOP_E2E_EVERYTHING names the entry point (dist/index.js) of an
 // installed @modelcontextprotocol/server-everything, the Node server the
 // capture test records; .ci/run installs it.
@@ -69,7 +71,7 @@ func release(t *testing.T) snapshot {
 		snap.s.Version, snap.s.Commit = strings.TrimPrefix(meta.Version, "v"), meta.Commit
 	})
 	if snap.skip != "" {
-		t.Skip(snap.skip)
+		missing(t, "%s", snap.skip)
 	}
 	if snap.err != nil {
 		t.Fatalf("reading the snapshot: %v", snap.err)
@@ -95,9 +97,23 @@ func needNode(t *testing.T) {
 	t.Helper()
 	for _, tool := range []string{"node", "npm", "npx"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed: the npm packages cannot be tested here", tool)
+			missing(t, "%s is not installed: the npm packages cannot be tested here", tool)
 		}
 	}
+}
+
+// requireEnv set to 1 makes a missing prerequisite fail a test rather
+// than skip it.
+const requireEnv = "MCPSNOOP_E2E_REQUIRE"
+
+// missing skips the test for want of a prerequisite, or fails it under
+// MCPSNOOP_E2E_REQUIRE=1.
+func missing(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv(requireEnv) == "1" {
+		t.Fatalf(format+" (%s=1: a missing prerequisite fails the test)", append(args, requireEnv)...)
+	}
+	t.Skipf(format, args...)
 }
 
 // npmEnv keeps npm off the network and out of the user's cache and config.

@@ -21,6 +21,9 @@ type jsonReport struct {
 	FindingsTotal     int              `json:"findings_total"`
 	FindingsTruncated int              `json:"findings_truncated"`
 	Assertions        []jsonAssertion  `json:"assertions"`
+	// Known says how check --known's accepted findings fared (absent
+	// without --known).
+	Known *checker.KnownSummary `json:"known,omitempty"`
 }
 
 type jsonSession struct {
@@ -71,6 +74,9 @@ type jsonFinding struct {
 	Kind        string         `json:"kind"`
 	Message     string         `json:"message"`
 	Fingerprint string         `json:"fingerprint"`
+	// Known marks a finding check --known accepted: level note, failing
+	// nothing.
+	Known bool `json:"known,omitempty"`
 	// Rules are the catalogue rules of a warn, mismatch or wire finding,
 	// each with the spec section it enforces.
 	Rules []checker.RuleRef `json:"rules,omitempty"`
@@ -79,6 +85,8 @@ type jsonFinding struct {
 	Wire *wire.Finding `json:"wire,omitempty"`
 }
 
+// jsonAssertion is an assertion with the session that holds it: for one
+// judged per run (run is set), the run's last session.
 type jsonAssertion struct {
 	checker.AssertionResult
 	SessionID string `json:"session_id"`
@@ -92,7 +100,7 @@ func WriteJSON(w io.Writer, rep *checker.Report) error {
 		Version: JSONVersion, Verdict: rep.Verdict, FailOn: nonNil(rep.FailOn),
 		Sessions: []jsonSession{}, Runs: nonNil(rep.Runs), Findings: []jsonFinding{},
 		FindingsTotal: rep.FindingsTotal, FindingsTruncated: rep.FindingsTruncated,
-		Assertions: []jsonAssertion{},
+		Assertions: []jsonAssertion{}, Known: rep.Known,
 	}
 	for _, s := range rep.Sessions {
 		src := s.Source.Path
@@ -120,7 +128,7 @@ func WriteJSON(w io.Writer, rep *checker.Report) error {
 		out.Findings = append(out.Findings, jsonFinding{
 			Signal: signal, RuleID: f.RuleID, Level: f.Level, SessionID: f.SessionID,
 			Seq: f.Seq, Line: f.Line, Path: f.Path, Method: f.Method, Tool: f.Tool,
-			Kind: f.Kind, Message: f.Message, Fingerprint: f.Fingerprint,
+			Kind: f.Kind, Message: f.Message, Fingerprint: f.Fingerprint, Known: f.Known,
 			Rules: f.Rules, Wire: f.Wire,
 		})
 	}

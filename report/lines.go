@@ -45,12 +45,18 @@ func InteractionLines(it checker.Interaction) []string {
 }
 
 // ElicitationLines renders a question put to the user: the operation it
-// interrupted, the mode, the key (or the operation's id), and what the user
+// interrupted, the mode, the key (or the id of the request that asked it),
+// and what the user
 // did after how long; then the message, the url or the form's fields. A
 // submitted value is never among them.
 func ElicitationLines(e checker.Elicitation) []string {
 	key := e.Key
-	if key == "" {
+	switch {
+	case key != "":
+	case e.RequestID != "":
+		// a 2025-11-25 request, asked in the middle of the call named
+		key = "elicitation/create (id " + e.RequestID + ")"
+	default:
 		key = "(id " + e.RootID + ")"
 	}
 	outcome := "pending"

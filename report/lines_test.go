@@ -47,6 +47,9 @@ func TestElicitationLines(t *testing.T) {
 			[]string{"prompts/get [url] (id 3): pending", "url https://a.example/x (host a.example)"}},
 		{checker.Elicitation{RootID: "4", Method: "tools/call", Mode: "form"},
 			[]string{"tools/call [form] (id 4): answered"}},
+		// 2025-11-25: the server's request, asked during tools/call book
+		{checker.Elicitation{RootID: "7", Method: "tools/call", Name: "book", RequestID: "0", Mode: "form", Action: "accept"},
+			[]string{"tools/call book [form] elicitation/create (id 0): accept"}},
 	} {
 		if got := ElicitationLines(tt.e); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("got  %q\nwant %q", got, tt.want)

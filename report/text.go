@@ -17,24 +17,32 @@ import (
 
 // TextOptions tune the text report.
 type TextOptions struct {
-	// Verbose adds each session's rules that fired with their spec links,
-	// its multi-round-trip interactions and its elicitations.
+	// Verbose lists every finding, not only those that fail the gate, and
+	// adds each session's rules that fired with their spec links, its
+	// multi-round-trip interactions and its elicitations.
 	Verbose bool
+	// LogName names standard input in finding lines (check --log-name);
+	// "" shows it as "-".
+	LogName string
 }
 
-// WriteText writes the text summary: per session, the counters line, the
-// gated signals that fired and the failed assertions; then "check passed"
-// when nothing failed anywhere. These lines are parsed by scripts, so their
-// wording is fixed. Everything a peer named (session ids, tool names,
-// messages) goes through termsafe, so that a log can neither drive the
-// terminal nor start a line of its own: no forged "check passed", no line
-// a CI runner would read as a command.
+// WriteText writes the text summary: per session, the counters line, its
+// findings (findings.go), the gated signals that fired and the failed
+// assertions; then one verdict line, "check passed" when nothing failed
+// anywhere, else what did (VerdictLine). The counters, "check failed: ",
+// "assertion failed: " and "check passed" lines are parsed by scripts, so
+// their wording is fixed. Everything a peer named (session ids, tool
+// names, messages) goes through termsafe, so that a log can neither drive
+// the terminal nor start a line of its own: no forged "check passed", no
+// line a CI runner would read as a command.
 func WriteText(w io.Writer, rep *checker.Report, opts TextOptions) error {
 	bw := bufio.NewWriter(w)
+	found := findingsBySession(rep)
 	for _, s := range rep.Sessions {
 		c := s.Counters
 		fmt.Fprintf(bw, "session %s: errors=%d invalid=%d warnings=%d mismatches=%d pending=%d late_results=%d deprecated=%d missing_frames=%d schema_findings=%d\n",
 			line(s.ID), c.Errors, c.Invalid, c.Warnings, c.Mismatches, c.Pending, c.LateResults, c.Deprecated, c.MissingFrames, c.SchemaFindings)
+		writeFindings(bw, s, found[s.ID], opts)
 		writeBaseline(bw, s)
 		if len(s.SchemaFindings) > 0 {
 			fmt.Fprintln(bw, "schema findings:")
@@ -59,9 +67,7 @@ func WriteText(w io.Writer, rep *checker.Report, opts TextOptions) error {
 			writeElicitations(bw, s)
 		}
 	}
-	if rep.Verdict == checker.Passed {
-		fmt.Fprintln(bw, "check passed")
-	}
+	fmt.Fprintln(bw, VerdictLine(rep))
 	return bw.Flush()
 }
 
@@ -97,21 +103,29 @@ func WriteUnverified(w io.Writer, kinds []tooldef.DriftKind) {
 }
 
 // WriteDrift writes the drift block: "definition drift:", then one line
-// per kind with the changed tools; nothing when there is no drift.
+// per kind with the changed tools, each followed by what changed of each
+// tool (old → new, the hints, the schema's property paths) on a line of
+// its own; nothing when there is no drift.
 func WriteDrift(w io.Writer, drift []tooldef.DriftEntry) {
 	if len(drift) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "definition drift:")
 	for _, kind := range tooldef.DriftKinds {
-		var tools []string
+		var tools, details []string
 		for _, d := range drift {
 			if d.Kind == kind {
 				tools = append(tools, d.Tool)
+				if detail := d.Detail(); detail != "" {
+					details = append(details, d.Tool+": "+detail)
+				}
 			}
 		}
 		if len(tools) > 0 {
 			fmt.Fprintf(w, "  %s: %s\n", kind.Label(), line(strings.Join(tools, ", ")))
+		}
+		for _, d := range details {
+			fmt.Fprintf(w, "    %s\n", line(d))
 		}
 	}
 }

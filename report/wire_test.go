@@ -27,7 +27,7 @@ func wireReport() *checker.Report {
 	return &checker.Report{
 		Verdict: checker.Failed, FailOn: []checker.Signal{checker.SignalWire}, Wire: true, Sessions: []*checker.SessionReport{s},
 		Findings: []checker.Finding{{Signal: checker.SignalWire, RuleID: "mcpsnoop/wire", Level: checker.LevelError, SessionID: "s1", Seq: 5, Line: 5,
-			Message: "session s1 frame 5: " + f.Text(), Rules: []checker.RuleRef{{ID: "wire", SpecURL: url}}, Wire: f}},
+			Message: "session s1 frame 5: " + f.Text(), Text: f.Text(), Rules: []checker.RuleRef{{ID: "wire", SpecURL: url}}, Wire: f}},
 		FindingsTotal: 1,
 	}
 }
@@ -38,15 +38,17 @@ func TestWriteTextWire(t *testing.T) {
 		"  validated 12 frames against 2025-06-18: 1 breaks the schema\n" +
 		`  1 frame, first frame 5: wire: tools/list result: /tools/1: missing property "name" (2025-06-18 ListToolsResult)\x1b[2J` + "\n"
 	note := "  1 frame not validated: they came before any frame told the session's protocol revision\n"
+	finding := `-:5: wire: tools/list result: /tools/1: missing property "name" (2025-06-18 ListToolsResult)` + "\n"
+	verdict := "result: 1 of 1 session failed the gate (wire)\n"
 	for _, tt := range []struct {
 		verbose bool
 		want    string
 	}{
-		{false, counters + block + note + "check failed: wire\n"},
-		{true, counters + block + "    spec: https://modelcontextprotocol.io/specification/2025-06-18/schema#listtoolsresult\n" + note +
+		{false, counters + finding + block + note + "check failed: wire\n" + verdict},
+		{true, counters + finding + block + "    spec: https://modelcontextprotocol.io/specification/2025-06-18/schema#listtoolsresult\n" + note +
 			"check failed: wire\n" +
 			"rule W24: 2 frames, https://example/w24\n" +
-			"rule wire: 1 frame, https://modelcontextprotocol.io/specification/2025-06-18/schema#listtoolsresult\n"},
+			"rule wire: 1 frame, https://modelcontextprotocol.io/specification/2025-06-18/schema#listtoolsresult\n" + verdict},
 	} {
 		var buf bytes.Buffer
 		if err := WriteText(&buf, wireReport(), TextOptions{Verbose: tt.verbose}); err != nil {
@@ -67,7 +69,7 @@ func TestWriteTextWire(t *testing.T) {
 
 	// Without validation there is no block, and the counters line is the same.
 	rep := wireReport()
-	rep.Wire, rep.Sessions[0].Wire, rep.Sessions[0].FailedSignals = false, nil, nil
+	rep.Wire, rep.Sessions[0].Wire, rep.Sessions[0].FailedSignals, rep.Findings, rep.Verdict = false, nil, nil, nil, checker.Passed
 	var buf bytes.Buffer
 	WriteText(&buf, rep, TextOptions{})
 	if strings.Contains(buf.String(), "wire") || !strings.HasPrefix(buf.String(), counters) {

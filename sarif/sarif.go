@@ -138,6 +138,13 @@ func build(rep *checker.Report, opts Options, limit int) (*gosarif.Report, error
 			res.PropertyBag = *gosarif.NewPropertyBag()
 			res.Add(RunIDsProperty, ids)
 		}
+		if kept[i].Known {
+			// Accepted in check --known's file: a note that fails nothing.
+			if res.Properties == nil {
+				res.PropertyBag = *gosarif.NewPropertyBag()
+			}
+			res.Add(KnownProperty, true)
+		}
 		addResultRules(res, &kept[i])
 		run.AddResult(res)
 	}
@@ -154,6 +161,9 @@ func build(rep *checker.Report, opts Options, limit int) (*gosarif.Report, error
 // RunIDsProperty names the result property that lists the runs of the
 // finding's session.
 const RunIDsProperty = "mcpsnoop/runIds"
+
+// KnownProperty marks a result whose finding check --known accepted.
+const KnownProperty = "mcpsnoop/known"
 
 // checkFinding refuses what SARIF cannot express: a rule that is not
 // declared (go-sarif would write ruleIndex 2^64-1) or an unknown level.

@@ -16,7 +16,9 @@ import (
 // challenge and Content-Type) ride every frame. A response frame carries
 // reply_to, the id of the exchange's request, when it says nothing a
 // checker could match to that request by itself: no body, or a body that is
-// not JSON-RPC on an HTTP error status.
+// not JSON-RPC on an HTTP error status; and a server's request that came on
+// the response stream of a client's request carries it too, naming the
+// call it arrived during.
 type framer struct{}
 
 // obsInfo is what the proxy attaches to an observation.
@@ -90,6 +92,12 @@ func appendBody(out []capture.Frame, o *obsInfo, base capture.Frame, body []byte
 			}
 		}
 		if o.kind != obsRequest && o.resp.status >= 400 && !batch && (!p.json || !looksJSONRPC(p.data) || answersNobody(p.data)) {
+			f.ReplyTo = x.replyTo
+		}
+		if o.kind != obsRequest && len(x.replyTo) > 0 && p.json && !batch && requestID(p.data) != nil {
+			// A server's request on the event stream of a client's
+			// request: reply_to names the call it came in the middle of
+			// (an elicitation asked during a tools/call).
 			f.ReplyTo = x.replyTo
 		}
 		out = append(out, f)

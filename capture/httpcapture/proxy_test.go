@@ -354,7 +354,7 @@ func TestProxyPairsServerRequestsAcrossConnections(t *testing.T) {
 		`c2s {"jsonrpc":"2.0","id":0,"method":"initialize"}`,
 		`s2c 200 {"jsonrpc":"2.0","id":0,"result":{}}`,
 		`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}`,
-		`s2c 200 {"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{"message":"Name?"}}`,
+		`s2c 200 {"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{"message":"Name?"}} reply_to:1`,
 		`c2s {"jsonrpc":"2.0","id":5,"result":{"action":"accept"}}`,
 		`s2c 202`,
 		`s2c 200 {"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,

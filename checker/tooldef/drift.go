@@ -44,6 +44,14 @@ func (k DriftKind) Label() string {
 type DriftEntry struct {
 	Kind DriftKind `json:"kind"`
 	Tool string    `json:"tool"`
+	// Before and After are the old and new description or title (set
+	// for those two kinds only).
+	Before *string `json:"before,omitempty"`
+	After  *string `json:"after,omitempty"`
+	// Hints are the annotations that changed (DriftAnnotations).
+	Hints []HintChange `json:"hints,omitempty"`
+	// Schema is what changed in an input or output schema.
+	Schema *SchemaChange `json:"schema,omitempty"`
 }
 
 // Diff lists how after differs from before (check.md section 4.3):
@@ -66,6 +74,7 @@ func Diff(before, after []Tool, baselineVersion int) (entries []DriftEntry, unve
 	old := driftToolsByName(before)
 	cur := driftToolsByName(after)
 	byKind := make(map[DriftKind][]string)
+	pairs := make(map[string][2]Tool)
 	for name := range cur {
 		if _, ok := old[name]; !ok {
 			byKind[DriftAdded] = append(byKind[DriftAdded], name)
@@ -83,6 +92,7 @@ func Diff(before, after []Tool, baselineVersion int) (entries []DriftEntry, unve
 			}
 			if !driftFieldEqual(kind, b, a) {
 				byKind[kind] = append(byKind[kind], name)
+				pairs[name] = [2]Tool{b, a}
 			}
 		}
 	}
@@ -90,7 +100,11 @@ func Diff(before, after []Tool, baselineVersion int) (entries []DriftEntry, unve
 		names := byKind[kind]
 		slices.Sort(names)
 		for _, name := range names {
-			entries = append(entries, DriftEntry{Kind: kind, Tool: name})
+			e := DriftEntry{Kind: kind, Tool: name}
+			if p, ok := pairs[name]; ok {
+				describe(&e, p[0], p[1])
+			}
+			entries = append(entries, e)
 		}
 	}
 	return entries, unverified

@@ -265,3 +265,39 @@ func TestShapeCache(t *testing.T) {
 		t.Errorf("cache holds %d shapes, want at most %d", c.size(), maxShapes)
 	}
 }
+
+// The answer to a task-augmented request is judged as a CreateTaskResult,
+// a plain answer by its method's result: one shape seen both ways gets
+// both verdicts, whichever came first, never the other's from the cache.
+func TestShapeCacheKeepsTaskAugmentedApart(t *testing.T) {
+	const rev = "2025-11-25"
+	content := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}`)
+	task := []byte(`{"jsonrpc":"2.0","id":2,"result":{"task":{"taskId":"t1","status":"working","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:00Z","ttl":null}}}`)
+	for _, tc := range []struct {
+		name string
+		raw  []byte
+		// valid plain (a CallToolResult) or task-augmented (a CreateTaskResult)
+		plain, augmented bool
+	}{
+		{"content", content, true, false},
+		{"a task", task, false, true},
+	} {
+		for _, firstAugmented := range []bool{false, true} {
+			revisions[rev].shapes = shapeCache{} // a cache that remembers nothing yet
+			for _, augmented := range []bool{firstAugmented, !firstAugmented} {
+				m := Message{Revision: rev, Kind: Result, Sender: Server, Method: "tools/call", Raw: tc.raw, TaskAugmented: augmented}
+				f, err := Validate(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := tc.plain
+				if augmented {
+					want = tc.augmented
+				}
+				if (f == nil) != want {
+					t.Errorf("%s, task-augmented %v (after %v): finding %v, want valid %v", tc.name, augmented, !augmented, f, want)
+				}
+			}
+		}
+	}
+}

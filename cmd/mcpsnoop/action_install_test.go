@@ -490,22 +490,34 @@ func TestActionInstallStep(t *testing.T) {
 }
 
 // The stand-in gh gets the token, the archive, the repository, the release
-// workflow as the signer and the tag as the source ref.
+// workflow as the signer and the tag as the source ref; for a commit pin,
+// the commit as the source digest too (the binary's own word on its commit
+// is no proof).
 func TestActionInstallAsksGhForTheAttestation(t *testing.T) {
 	t.Parallel()
 	srv := newReleaseServer(t)
-	argsFile := filepath.Join(t.TempDir(), "args")
-	res := runInstall(t, srv, installJob{ref: "v" + relVersion, token: "t0k",
-		gh: "#!/bin/sh\nprintf '%s\\n' \"$GH_TOKEN\" \"$@\" > '" + argsFile + "'\n"})
-	if res.Failed {
-		t.Fatalf("install failed:\n%s", res.Log)
-	}
-	args := strings.Split(strings.TrimSpace(string(mustRead(t, argsFile))), "\n")
-	archive := filepath.Join(filepath.Dir(res.step("install").Outputs["path"]), platformAsset(relVersion))
-	want := []string{"t0k", "attestation", "verify", archive, "--repo", "mcpsnoop/mcpsnoop",
-		"--signer-workflow", "mcpsnoop/mcpsnoop/.github/workflows/release.yml", "--source-ref", "refs/tags/v" + relVersion}
-	if !slices.Equal(args, want) {
-		t.Errorf("gh got\n%q\nwant\n%q", args, want)
+	for _, tc := range []struct {
+		ref   string
+		extra []string
+	}{
+		{"v" + relVersion, nil},
+		{relCommit, []string{"--source-digest", relCommit}},
+	} {
+		t.Run(tc.ref, func(t *testing.T) {
+			argsFile := filepath.Join(t.TempDir(), "args")
+			res := runInstall(t, srv, installJob{ref: tc.ref, token: "t0k",
+				gh: "#!/bin/sh\nprintf '%s\\n' \"$GH_TOKEN\" \"$@\" > '" + argsFile + "'\n"})
+			if res.Failed {
+				t.Fatalf("install failed:\n%s", res.Log)
+			}
+			args := strings.Split(strings.TrimSpace(string(mustRead(t, argsFile))), "\n")
+			archive := filepath.Join(filepath.Dir(res.step("install").Outputs["path"]), platformAsset(relVersion))
+			want := append([]string{"t0k", "attestation", "verify", archive, "--repo", "mcpsnoop/mcpsnoop",
+				"--signer-workflow", "mcpsnoop/mcpsnoop/.github/workflows/release.yml", "--source-ref", "refs/tags/v" + relVersion}, tc.extra...)
+			if !slices.Equal(args, want) {
+				t.Errorf("gh got\n%q\nwant\n%q", args, want)
+			}
+		})
 	}
 }
 

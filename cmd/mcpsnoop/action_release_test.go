@@ -7,9 +7,13 @@ package main
 // `goreleaser check` run the real thing.)
 
 import (
+	"encoding/base64"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -50,7 +54,9 @@ func TestGoReleaserConfig(t *testing.T) {
 		Release struct {
 			Draft bool `yaml:"draft"`
 		} `yaml:"release"`
-		Casks []map[string]any `yaml:"homebrew_casks"`
+		Casks []struct {
+			SkipUpload any `yaml:"skip_upload"`
+		} `yaml:"homebrew_casks"`
 	}
 	readYAML(t, ".goreleaser.yaml", &cfg)
 	if cfg.Version != 2 || len(cfg.Builds) != 1 || len(cfg.Archives) != 1 || len(cfg.SBOMs) != 1 || len(cfg.Casks) != 1 {
@@ -80,6 +86,11 @@ func TestGoReleaserConfig(t *testing.T) {
 	if !cfg.Release.Draft {
 		t.Error("the release is published at once: an immutable release would refuse the attested assets that follow")
 	}
+	// The cask is written, not pushed: the release workflow pushes it once
+	// the draft is published.
+	if fmt.Sprint(cfg.Casks[0].SkipUpload) != "true" {
+		t.Errorf("the cask's skip_upload is %v: GoReleaser would push it to the tap while the release is a draft", cfg.Casks[0].SkipUpload)
+	}
 }
 
 func TestReleaseWorkflow(t *testing.T) {
@@ -95,6 +106,7 @@ func TestReleaseWorkflow(t *testing.T) {
 		} `yaml:"jobs"`
 	}
 	readYAML(t, ".github/workflows/release.yml", &wf)
+	var tap actionStep
 	if !slices.Equal(wf.On.Push.Tags, []string{"v*"}) || len(wf.Jobs) != 1 {
 		t.Fatalf("on %+v, %d jobs", wf.On, len(wf.Jobs))
 	}
@@ -130,11 +142,74 @@ func TestReleaseWorkflow(t *testing.T) {
 				order = append(order, "npm")
 			case strings.Contains(st.Run, "gh release edit") && strings.Contains(st.Run, "--draft=false"):
 				order = append(order, "publish")
+			case strings.Contains(st.Run, "repos/mcpsnoop/homebrew-tap/contents/Casks/mcpsnoop.rb"):
+				order = append(order, "tap")
+				tap = st
 			}
 		}
-		if !slices.Equal(order, []string{"goreleaser", "attest", "npm", "publish"}) {
-			t.Errorf("release steps in the order %v, want goreleaser, attest, npm, publish", order)
+		if !slices.Equal(order, []string{"goreleaser", "attest", "npm", "publish", "tap"}) {
+			t.Errorf("release steps in the order %v, want goreleaser, attest, npm, publish, tap", order)
 		}
+	}
+	if tap.If != "${{ !contains(github.ref_name, '-') }}" || tap.Env["GH_TOKEN"] != "${{ secrets.HOMEBREW_TAP_GITHUB_TOKEN }}" || tap.Env["TAG"] != "${{ github.ref_name }}" {
+		t.Errorf("the tap step runs if %q with env %v; want it skipped for a prerelease, with the tap's token", tap.If, tap.Env)
+	}
+	if runtime.GOOS == "windows" || tap.Run == "" {
+		return
+	}
+	// The step's script, run as a runner runs it, against a stand-in gh
+	// that records what it was asked: the generated cask goes to the
+	// tap's Casks/mcpsnoop.rb, as an update of the file there when there
+	// is one.
+	for _, tc := range []struct {
+		name     string
+		existing string // the blob gh api reports for the tap's file, "" for none
+		cask     string // the generated cask, "" for none
+		wantErr  string
+	}{
+		{name: "an update", existing: "0ld5ha", cask: "cask \"mcpsnoop\" do\nend\n"},
+		{name: "the first cask", cask: "cask \"mcpsnoop\" do\nend\n"},
+		{name: "no cask generated", wantErr: "::error::GoReleaser wrote no dist/homebrew/Casks/mcpsnoop.rb"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			work, bin := t.TempDir(), t.TempDir()
+			calls := filepath.Join(t.TempDir(), "calls")
+			if tc.cask != "" {
+				os.MkdirAll(filepath.Join(work, "dist", "homebrew", "Casks"), 0o755)
+				os.WriteFile(filepath.Join(work, "dist", "homebrew", "Casks", "mcpsnoop.rb"), []byte(tc.cask), 0o644)
+			}
+			get := "echo 'gh: Not Found (HTTP 404)' >&2; exit 1"
+			if tc.existing != "" {
+				get = "echo " + tc.existing
+			}
+			os.WriteFile(filepath.Join(bin, "gh"), []byte("#!/bin/sh\nprintf '%s\\n' \"$GH_TOKEN\" \"$@\" '--' >> '"+calls+"'\n"+
+				"case \" $* \" in *' --method PUT '*) echo https://github.com/mcpsnoop/homebrew-tap/commit/1 ;; *) "+get+" ;; esac\n"), 0o755)
+			cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", tap.Run)
+			cmd.Dir = work
+			cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "GH_TOKEN=tap-t0k", "TAG=v1.2.3")
+			out, err := cmd.CombinedOutput()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(string(out), tc.wantErr) {
+					t.Errorf("the step: %v\n%s\nwant a failure saying %q", err, out, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("the step: %v\n%s", err, out)
+			}
+			data, _ := os.ReadFile(calls)
+			put := []string{"tap-t0k", "api", "--method", "PUT", "repos/mcpsnoop/homebrew-tap/contents/Casks/mcpsnoop.rb",
+				"-f", "message=mcpsnoop v1.2.3", "-f", "content=" + base64.StdEncoding.EncodeToString([]byte(tc.cask))}
+			if tc.existing != "" {
+				put = append(put, "-f", "sha="+tc.existing)
+			}
+			put = append(put, "--jq", ".commit.html_url", "--")
+			got := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			want := append([]string{"tap-t0k", "api", "repos/mcpsnoop/homebrew-tap/contents/Casks/mcpsnoop.rb", "--jq", ".sha", "--"}, put...)
+			if !slices.Equal(got, want) {
+				t.Errorf("gh was asked\n%q\nwant\n%q", got, want)
+			}
+		})
 	}
 }
 

@@ -69,6 +69,11 @@ func TestActionUploadSARIF(t *testing.T) {
 		{"auto, refused", sarifRun{inputs: map[string]string{"session": pass}, uploadErr: refused}, 1, "failure", false, explained, true, "", false},
 		{"auto, refused, and findings", sarifRun{inputs: map[string]string{"session": fail}, uploadErr: refused}, 1, "failure", true, explained, true, "", false},
 		{"true, refused", sarifRun{inputs: map[string]string{"session": pass, "upload-sarif": "true"}, uploadErr: refused}, 1, "failure", true, "", false, explained, false},
+		// Any spelling of true is strict: the decide step says so, not a
+		// second comparison with the raw input.
+		{"True, refused", sarifRun{inputs: map[string]string{"session": pass, "upload-sarif": "True"}, uploadErr: refused}, 1, "failure", true, "", false, explained, false},
+		{"true in a block scalar, refused", sarifRun{inputs: map[string]string{"session": pass, "upload-sarif": " TRUE\n"}, uploadErr: refused}, 1, "failure", true, "", false, explained, false},
+		{"auto in a block scalar, refused", sarifRun{inputs: map[string]string{"session": pass, "upload-sarif": "Auto\n"}, uploadErr: refused}, 1, "failure", false, explained, true, "", false},
 		{"auto, a fork's pull request", sarifRun{inputs: map[string]string{"session": pass},
 			github: map[string]string{"event_name": "pull_request"}, event: prFrom("someone/mcpsnoop")}, 0, "skipped", false, forkNotice, false, explained, false},
 		{"auto, the repository's own pull request", sarifRun{inputs: map[string]string{"session": pass},

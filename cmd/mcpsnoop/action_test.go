@@ -39,7 +39,7 @@ const (
 // The inputs and outputs the action promises (README and issue 12).
 var (
 	wantInputs = []string{"session", "log-dir", "fail-on", "expect-tool", "forbid-tool", "max-duration", "max-server-duration",
-		"max-round-trips", "baseline", "upload-sarif", "category", "fail-on-findings", "junit", "summary", "annotations",
+		"max-round-trips", "baseline", "known", "upload-sarif", "category", "fail-on-findings", "junit", "summary", "annotations",
 		"working-directory", "version",
 		"mode", "recording", "server-command", "replay-target", "ignore", "verify-args"} // the last six: mode: verify (verify_action_test.go)
 	wantOutputs = []string{"outcome", "exit-code", "sarif", "junit", "errors", "warnings", "findings", "version"}
@@ -443,6 +443,7 @@ func TestActionInputMapping(t *testing.T) {
 		"max-server-duration": "2s",
 		"max-round-trips":     "3",
 		"baseline":            ".mcpsnoop/baselines",
+		"known":               " .mcpsnoop/known findings.txt ",
 		"junit":               "false",
 		"summary":             "False",
 		"annotations":         "7",
@@ -460,7 +461,7 @@ func TestActionInputMapping(t *testing.T) {
 		"--github-summary=false", "--github-annotations=7",
 		"--expect-tool", "a", "--expect-tool", "b", "--expect-tool", "c", "--forbid-tool", "*",
 		"--max-duration", "5s", "--max-server-duration", "2s", "--max-round-trips", "3",
-		"--baseline", ".mcpsnoop/baselines", "--run", "latest", "--",
+		"--baseline", ".mcpsnoop/baselines", "--known", ".mcpsnoop/known findings.txt", "--run", "latest", "--",
 		"logs/traced/files-97144-f2a752e6b438.jsonl", "logs/traced/github-97145-6513269e0d37.jsonl", "logs/traced/search-97146-0c5ca6a3a450.jsonl",
 		"my logs/a b.jsonl", "logs/pass", "server.py-8933-e910199a", "logs/none/*.jsonl", "-weird"}
 	if !slices.Equal(got, want) {

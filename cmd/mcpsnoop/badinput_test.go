@@ -232,7 +232,7 @@ func TestCheckTornTail(t *testing.T) {
 		last string
 	}{
 		{nil, 0, "check passed"},
-		{[]string{"--fail-on", "incomplete"}, 1, "check failed: incomplete"},
+		{[]string{"--fail-on", "incomplete"}, 1, "check failed: incomplete\nresult: 1 of 1 session failed the gate (incomplete)"},
 	} {
 		code, stdout, stderr := checkRun(t, "", append(tc.args, path)...)
 		if code != tc.code || stderr != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/codeclimate"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"github.com/mcpsnoop/mcpsnoop/junit"
+	"github.com/mcpsnoop/mcpsnoop/known"
 	"github.com/mcpsnoop/mcpsnoop/report"
 	"github.com/mcpsnoop/mcpsnoop/sarif"
 	"github.com/spf13/cobra"
@@ -39,6 +41,8 @@ type checkOptions struct {
 	github      githubOptions
 	wire        bool
 	explain     string
+	known       string
+	writeKnown  string
 }
 
 func newCheckCmd() *cobra.Command {
@@ -51,13 +55,25 @@ fails when a gated signal fires or an assertion does not hold.
 
 Inputs: log paths, session ids (looked up in the state directory), directories
 (every *.jsonl directly inside, by name) and - for standard input. Without an
-argument the newest log in the state directory is checked.
+argument the newest log in the state directory is checked. A file named
+twice (by two paths, a directory and a path, a link) is read once, and a
+session two logs hold (a copied log) is merged, its frames counted once.
+
+The text report lists, under each session's counters, the findings that
+fail the gate (LOG:LINE: SIGNAL/RULE: message; every finding with -v), and
+ends with one verdict line. --expect-tool and --forbid-tool are judged per
+agent run (see --runs); SERVER:TOOL narrows one to a server label.
+--known FILE accepts the findings listed in FILE (by SARIF fingerprint, as
+--write-known FILE writes them): they are reported as notes and fail
+nothing, and an accepted finding of a checked server that no longer occurs
+fails the check until the file is rewritten.
 
 Signals for --fail-on: error, invalid, warn, mismatch, pending, late-result,
-drift, deprecated, incomplete, schema, wire. Every signal is counted; only the
-gated ones fail the run. wire (every frame validated against the MCP JSON
-schema of its session's protocol revision) runs only when gated or asked for
-with --wire, as it costs time. --explain RULE says what a rule checks and
+drift, deprecated, incomplete, schema, wire; or none, to gate on the
+assertions only. Every signal is counted; only the gated ones fail the run.
+wire (every frame validated against the MCP JSON schema of its session's
+protocol revision) runs only when gated or asked for with --wire, as it
+costs time. --explain RULE says what a rule checks and
 which section of the specification it enforces.
 
 Exit codes: 0 passed, 1 a gated signal or an assertion failed, 2 nothing was
@@ -66,6 +82,9 @@ stdout).`,
 		Example: `  mcpsnoop check run.jsonl
   mcpsnoop check --fail-on error,invalid,warn,pending --max-duration 5s logs/
   mcpsnoop check --format sarif --junit report.xml run.jsonl > results.sarif
+  mcpsnoop check --format json logs/ | jq '.findings[] | select(.level == "error")'
+  mcpsnoop check --run latest --expect-tool github:search_issues --forbid-tool delete_repo
+  mcpsnoop check --write-known .mcpsnoop/known.txt logs/ && mcpsnoop check --known .mcpsnoop/known.txt logs/
   mcpsnoop check --fail-on error,invalid,warn,wire run.jsonl
   mcpsnoop check --explain W24`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -77,15 +96,15 @@ stdout).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.failOn, "fail-on", "error,invalid,warn", "comma-separated signals that fail the run")
-	f.StringVar(&o.format, "format", "text", "report on stdout: text, junit, sarif or codeclimate (GitLab Code Quality)")
+	f.StringVar(&o.format, "format", "text", "report on stdout: text, json, junit, sarif or codeclimate (GitLab Code Quality)")
 	f.DurationVar(&o.maxDuration, "max-duration", 0, "fail when a finished tools/call took longer than this, wall clock (e.g. 5s; 0 disables)")
 	f.DurationVar(&o.maxServer, "max-server-duration", 0, "fail when the server's share of a finished tools/call is longer than this, the user's time between MRTR round trips left out (0 disables)")
 	f.IntVar(&o.maxRounds, "max-round-trips", 0, "fail when a tools/call takes more requests than this, MRTR retries included (0 disables)")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "text report: also list each multi-round-trip interaction")
-	f.StringArrayVar(&o.expectTools, "expect-tool", nil, "fail unless this tool was called (repeatable)")
-	f.StringArrayVar(&o.forbidTools, "forbid-tool", nil, "fail if this tool was called (repeatable)")
-	f.StringVar(&o.sarifPath, "sarif", "", "also write a SARIF report to this file")
-	f.StringVar(&o.junitPath, "junit", "", "also write a JUnit report to this file")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "text report: list every finding, not only those that fail the gate, and each multi-round-trip interaction")
+	f.StringArrayVar(&o.expectTools, "expect-tool", nil, "fail unless every run called this tool, SERVER:TOOL for one server's sessions (repeatable, or comma-separated)")
+	f.StringArrayVar(&o.forbidTools, "forbid-tool", nil, "fail if a run called this tool, SERVER:TOOL for one server's sessions (repeatable, or comma-separated)")
+	f.StringVar(&o.sarifPath, "sarif", "", "also write a SARIF report to this file (- for standard output)")
+	f.StringVar(&o.junitPath, "junit", "", "also write a JUnit report to this file (- for standard output)")
 	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file (- for standard output, in place of the text report)")
 	f.StringVar(&o.logName, "log-name", "", "file name to give SARIF results read from standard input")
 	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines)")
@@ -95,6 +114,8 @@ stdout).`,
 	o.github.addFlags(f)
 	f.BoolVar(&o.wire, "wire", false, "validate every frame against the JSON schema of its protocol revision and count the wire signal, without gating on it")
 	f.StringVar(&o.explain, "explain", "", "print what a rule checks (W1-W49, M1, wire; all lists them) and the spec section it enforces, and exit")
+	f.StringVar(&o.known, "known", "", "accept the findings this file lists (SARIF fingerprints, as --write-known writes them): notes that fail nothing; a listed finding of a checked server that no longer occurs fails the check")
+	f.StringVar(&o.writeKnown, "write-known", "", "write every finding of this check to this file as accepted (- for standard output), keeping the entries of servers it did not check")
 	return cmd
 }
 
@@ -117,8 +138,20 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		return checkFail("%v", err)
 	}
 	format := strings.ToLower(strings.TrimSpace(o.format))
-	if format != "text" && format != "junit" && format != "sarif" && format != "codeclimate" {
-		return checkFail("--format must be text, junit, sarif, or codeclimate, got %q", o.format)
+	if format != "text" && format != "junit" && format != "sarif" && format != "codeclimate" && format != "json" {
+		return checkFail("--format must be text, json, junit, sarif, or codeclimate, got %q", o.format)
+	}
+	expect, err := toolSpecs("--expect-tool", o.expectTools)
+	if err != nil {
+		return checkFail("%v", err)
+	}
+	forbid, err := toolSpecs("--forbid-tool", o.forbidTools)
+	if err != nil {
+		return checkFail("%v", err)
+	}
+	knownSet, err := loadKnown(o.known)
+	if err != nil {
+		return checkFail("%v", err)
 	}
 	var sessions map[string]bool
 	var inputs []capture.Input
@@ -148,13 +181,18 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if validate {
 		wireGCTarget()
 	}
-	eng := checker.New(checker.Config{
+	cfg := checker.Config{
 		FailOn: failOn, MaxDuration: o.maxDuration, MaxServerDuration: o.maxServer, MaxRoundTrips: o.maxRounds,
-		ExpectTools: o.expectTools, ForbidTools: o.forbidTools,
+		ExpectTools: expect, ForbidTools: forbid,
 		Baseline: baseline.Store{Dir: o.baselineDir},
 		Sessions: sessions,
 		Wire:     validate,
-	})
+		Known:    knownSet, Fingerprints: o.writeKnown != "",
+	}
+	if red != nil {
+		cfg.RedactText = red.Quote // what reports quote, beyond the frames
+	}
+	eng := checker.New(cfg)
 	for _, in := range inputs {
 		if err := ingestRedacted(eng, in, cmd.InOrStdin(), red); err != nil {
 			return checkFail("%v", err)
@@ -163,9 +201,16 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	rep := eng.Report()
 
 	sarifOpts := sarif.Options{Version: appVersion(), LogName: o.logName, WorkDir: o.github.workDir()}
+	var oldKnown []checker.KnownFinding
+	if knownSet != nil {
+		oldKnown = knownSet.Entries
+	}
 	render := map[string]func(io.Writer) error{
-		"text":  func(w io.Writer) error { return report.WriteText(w, rep, report.TextOptions{Verbose: o.verbose}) },
-		"junit": func(w io.Writer) error { return junit.Write(w, rep) },
+		"text": func(w io.Writer) error {
+			return report.WriteText(w, rep, report.TextOptions{Verbose: o.verbose, LogName: o.logName})
+		},
+		"known": func(w io.Writer) error { return known.Write(w, rep, oldKnown) },
+		"junit": func(w io.Writer) error { return junit.Write(w, rep, junit.Options{LogName: o.logName}) },
 		"sarif": func(w io.Writer) error { return sarif.Write(w, rep, sarifOpts) },
 		"json":  func(w io.Writer) error { return report.WriteJSON(w, rep) },
 		"codeclimate": func(w io.Writer) error {
@@ -188,7 +233,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 			return checkFail("rendering the %s report: %v", out.format, err)
 		}
 		data := buf.Bytes()
-		if out.target.Kind == atomicfile.Descriptor {
+		if out.target.Kind == atomicfile.Descriptor && out.format == "text" {
 			data = o.github.guard(data) // a stream the runner may read
 		}
 		writes = append(writes, atomicfile.File{Path: out.target.Name, Data: data, Perm: 0o644})
@@ -196,16 +241,66 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if err := atomicfile.WriteAll(writes, stdStreams(cmd)); err != nil {
 		return checkFail("%v", err)
 	}
-	if err := o.github.publish(rep, o); err != nil {
+	if err := o.github.publish(rep, o, plan.listed()); err != nil {
 		return checkFail("%v", err)
 	}
-	if _, err := cmd.OutOrStdout().Write(o.github.guard(stdout.Bytes())); err != nil {
+	out := stdout.Bytes()
+	if plan.stdoutFormat == "text" {
+		// Only text can carry a line the runner would obey: the other
+		// formats escape every line break of what they quote, and must
+		// reach a pipe as the bare document.
+		out = o.github.guard(out)
+	}
+	if _, err := cmd.OutOrStdout().Write(out); err != nil {
 		return checkFail("writing the report: %v", err)
 	}
 	if rep.Verdict != checker.Passed {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// toolSpecs splits the values of --expect-tool or --forbid-tool on commas
+// (as the action does) and checks each is TOOL or SERVER:TOOL.
+func toolSpecs(flag string, values []string) ([]string, error) {
+	var out []string
+	for _, v := range values {
+		parts := 0
+		for part := range strings.SplitSeq(v, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			if _, err := checker.ParseToolSpec(part); err != nil {
+				return nil, fmt.Errorf("%s: %v", flag, err)
+			}
+			out = append(out, part)
+			parts++
+		}
+		if parts == 0 {
+			return nil, fmt.Errorf("%s %q names no tool", flag, v)
+		}
+	}
+	return out, nil
+}
+
+// loadKnown reads --known's file; nil when none was given.
+func loadKnown(path string) (*checker.KnownFindings, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if path == "-" {
+		return nil, fmt.Errorf("--known takes a file, not standard input")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--known: %s: %v", path, atomicfile.PlainError(err))
+	}
+	entries, err := known.Parse(data, path)
+	if err != nil {
+		return nil, fmt.Errorf("--known: %v", err)
+	}
+	return &checker.KnownFindings{Entries: entries}, nil
 }
 
 // ingestInput streams one log into the engine.

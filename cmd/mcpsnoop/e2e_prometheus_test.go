@@ -23,18 +23,23 @@ import (
 )
 
 // engineBinary finds a real engine: the environment variable, else the
-// name on PATH; the test skips when neither is there.
+// name on PATH; the test skips when neither is there, or fails under
+// MCPSNOOP_E2E_REQUIRE=1 (as .ci/run sets it).
 func engineBinary(t *testing.T, env, name, how string) string {
 	t.Helper()
+	skip := t.Skipf
+	if os.Getenv("MCPSNOOP_E2E_REQUIRE") == "1" {
+		skip = t.Fatalf
+	}
 	if p := os.Getenv(env); p != "" {
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
-		t.Skipf("%s=%s does not exist; %s", env, p, how)
+		skip("%s=%s does not exist; %s", env, p, how)
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Skipf("%s is not installed (set %s or put it on PATH); %s", name, env, how)
+		skip("%s is not installed (set %s or put it on PATH); %s", name, env, how)
 	}
 	return p
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -19,31 +20,40 @@ func runExplain(cmd *cobra.Command, args []string, id string) error {
 	if len(args) > 0 {
 		return checkFail("--explain reads no log, got %q", args[0])
 	}
-	w := cmd.OutOrStdout()
+	// Written whole at the end, so that a write that fails (a full disk,
+	// a closed pipe) is an exit 2 like check's, not a silent success.
+	var w bytes.Buffer
 	switch strings.ToLower(strings.TrimSpace(id)) {
 	case "all":
 		for _, r := range checker.Rules() {
-			fmt.Fprintf(w, "%-5s %-8s %-22s %s\n", r.ID, r.Signal, revisionSpan(&r), r.Text)
+			fmt.Fprintf(&w, "%-5s %-8s %-22s %s\n", r.ID, r.Signal, revisionSpan(&r), r.Text)
 		}
-		return nil
 	case string(checker.SignalWarn), string(checker.SignalMismatch):
 		for _, r := range checker.Rules() {
 			if string(r.Signal) == strings.ToLower(id) || (r.Mismatch && strings.EqualFold(id, string(checker.SignalMismatch))) {
-				fmt.Fprintf(w, "%-5s %s\n", r.ID, r.Text)
+				fmt.Fprintf(&w, "%-5s %s\n", r.ID, r.Text)
 			}
 		}
-		return nil
+	default:
+		r, ok := checker.LookupRule(id)
+		if !ok {
+			return checkFail("--explain: no rule %q; rules are W1 to W49, M1 and wire (--explain all lists them)", id)
+		}
+		writeExplain(&w, &r)
 	}
-	r, ok := checker.LookupRule(id)
-	if !ok {
-		return checkFail("--explain: no rule %q; rules are W1 to W49, M1 and wire (--explain all lists them)", id)
+	if _, err := cmd.OutOrStdout().Write(w.Bytes()); err != nil {
+		return checkFail("writing the explanation: %v", err)
 	}
-	writeExplain(w, &r)
 	return nil
 }
 
 func writeExplain(w io.Writer, r *checker.Rule) {
-	fmt.Fprintf(w, "%s: %s\n", r.ID, r.Text)
+	// The wire rule's text starts with its id, as its findings do.
+	if strings.HasPrefix(r.Text, r.ID+":") {
+		fmt.Fprintf(w, "%s\n", r.Text)
+	} else {
+		fmt.Fprintf(w, "%s: %s\n", r.ID, r.Text)
+	}
 	gate := ""
 	if signalGatedByDefault(r.Signal) {
 		gate = " (in the default gate)"

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,5 +114,51 @@ func TestCheckWireFlags(t *testing.T) {
 	code, stdout, stderr = checkRun(t, "", "--fail-on", "wires", log)
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "incomplete, schema, or wire, got \"wires\"") {
 		t.Errorf("bad --fail-on: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// failingWriter refuses every write, as a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestExplainAndVersionWriteErrors: a report that could not be written is
+// a failure (exit 2, saying so), not a success with nothing printed:
+// `check --explain all > /dev/full` and `version > /dev/full` too.
+func TestExplainAndVersionWriteErrors(t *testing.T) {
+	outs := map[string]io.Writer{"a failing writer": failingWriter{}}
+	if full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0); err == nil {
+		defer full.Close()
+		outs["/dev/full"] = full
+	}
+	for name, out := range outs {
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"check", "--explain", "all"}, "mcpsnoop check: writing the explanation: "},
+			{[]string{"check", "--explain", "W1"}, "mcpsnoop check: writing the explanation: "},
+			{[]string{"check", "--explain", "warn"}, "mcpsnoop check: writing the explanation: "},
+			{[]string{"version"}, "mcpsnoop version: writing the version: "},
+		} {
+			var stderr bytes.Buffer
+			code := run(tc.args, strings.NewReader(""), out, &stderr)
+			if code != 2 || !strings.HasPrefix(stderr.String(), tc.want) || !strings.Contains(stderr.String(), "no space left on device") {
+				t.Errorf("%s: %v: exit %d, stderr %q; want 2 and %q... no space left on device", name, tc.args, code, stderr.String(), tc.want)
+			}
+		}
+	}
+}
+
+// The wire rule's text starts with its id: --explain does not say it twice.
+func TestExplainWireSaysItsIDOnce(t *testing.T) {
+	_, out, _ := checkRun(t, "", "--explain", "wire")
+	first, _, _ := strings.Cut(out, "\n")
+	if want := "wire: <method> <request|notification|result|error response>: <pointer>: <problem> (<revision> <definition>)"; first != want {
+		t.Errorf("first line %q, want %q", first, want)
+	}
+	_, out, _ = checkRun(t, "", "--explain", "W1")
+	if first, _, _ := strings.Cut(out, "\n"); first != "W1: missing jsonrpc=2.0" {
+		t.Errorf("W1's first line %q", first)
 	}
 }

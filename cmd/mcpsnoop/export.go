@@ -95,12 +95,17 @@ func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 	}
 	var inputs []capture.Input
 	var run *checker.Run
+	var only map[string]bool
 	if o.run != "" {
 		sel, err := selectRunInputs("export", args, o.run, cmd.InOrStdin(), cmd.ErrOrStderr())
 		if err != nil {
 			return exportFail("%v", err)
 		}
 		inputs, run = sel.Inputs, &sel.Run
+		if sel.Run.KeyKind == checker.RunKeySession {
+			// A session in no run: exported as itself (its own trace).
+			run, only = nil, sel.Sessions
+		}
 	} else if inputs, err = resolveCommandInputs(cmd, "export", args); err != nil {
 		return exportFail("%v", err)
 	}
@@ -116,7 +121,7 @@ func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 	}
 
 	x, err := export.Load(newFormat(), inputs, cmd.InOrStdin(), export.Options{
-		GeneratedAt: exportNow(), Version: appVersion(), Redactor: red, Run: run,
+		GeneratedAt: exportNow(), Version: appVersion(), Redactor: red, Run: run, Sessions: only,
 	})
 	if err != nil {
 		return exportFail("%v", err)

@@ -107,6 +107,21 @@ func TestExportHTMLInChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("the summary counts what check counts; times to the millisecond", func(t *testing.T) {
+		dom := renderDOM(t, browser, pages["store-example"], "")
+		checkRendered(t, dom)
+		// check: errors=1 invalid=1 warnings=3
+		for _, want := range []string{`<span class="pill bad">Errors<b>1</b></span>`, `<span class="pill bad">Warnings<b>3</b></span>`, `<span class="pill bad">Invalid<b>1</b></span>`} {
+			if !strings.Contains(dom, want) {
+				t.Errorf("the summary lacks %s", want)
+			}
+		}
+		times := regexp.MustCompile(`<span class="time" title="[^"]*">[^<]*:\d\d\.\d{3}</span>`).FindAllString(dom, -1)
+		if len(times) != 24 {
+			t.Errorf("%d timeline times with milliseconds, want one per frame card (24)", len(times))
+		}
+	})
+
 	t.Run("three sessions, one picker", func(t *testing.T) {
 		t.Parallel() // each page in a Chromium of its own
 		dom := renderDOM(t, browser, pages["run-traced"], "")

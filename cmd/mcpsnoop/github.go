@@ -66,14 +66,15 @@ func runCheckCmd(cmd *cobra.Command, args []string, o checkOptions) error {
 }
 
 // publish hands a finished check to GitHub mode; nothing without --github.
-// Report paths become absolute, since later steps may run elsewhere.
-func (g *githubOptions) publish(rep *checker.Report, o checkOptions) error {
+// Report paths become absolute, since later steps may run elsewhere;
+// listed names the reports written that list the findings.
+func (g *githubOptions) publish(rep *checker.Report, o checkOptions, listed []string) error {
 	if g.mode == nil {
 		return nil
 	}
 	return g.mode.Publish(rep, ghactions.Options{
 		SARIF: reportFilePath(o.sarifPath), JUnit: reportFilePath(o.junitPath),
-		Summary: g.summary, Annotations: g.annotations,
+		Summary: g.summary, Annotations: g.annotations, Listed: listed,
 	})
 }
 
@@ -87,8 +88,8 @@ func (g *githubOptions) workDir() string {
 	return g.mode.Workspace()
 }
 
-// guard keeps the runner from reading workflow commands in the report: in
-// GitHub mode the report goes out between ::stop-commands:: and its token,
+// guard keeps the runner from reading workflow commands in the text
+// report: in GitHub mode it goes out between ::stop-commands:: and its token,
 // since session ids, tool names and messages come from untrusted logs and
 // a "::error ..." line among them would otherwise be obeyed.
 func (g *githubOptions) guard(report []byte) []byte {

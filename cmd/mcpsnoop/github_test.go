@@ -159,7 +159,7 @@ func TestCheckGitHubExit2(t *testing.T) {
 		want string
 	}{
 		{"missing input", []string{"missing.jsonl"}, `session log "missing.jsonl" not found`},
-		{"bad fail-on", []string{"--fail-on", "nope", "x.jsonl"}, "--fail-on must contain"},
+		{"bad fail-on", []string{"--fail-on", "nope", "x.jsonl"}, "--fail-on must be none, or contain"},
 		{"too many annotations", []string{"--github-annotations", "51", "x.jsonl"}, "--github-annotations must be between 0 and 50"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -243,9 +243,11 @@ type checkDoc struct {
 		Transport    string         `json:"transport"`
 		Counters     map[string]int `json:"counters"`
 		Elicitations []struct {
-			RootID, Method, Name, Key, Mode, Message, Action string
-			Pending                                          bool
-			ElapsedMs                                        *float64 `json:"elapsed_ms"`
+			RootID                                   string `json:"root_id"`
+			RequestID                                string `json:"request_id"`
+			Method, Name, Key, Mode, Message, Action string
+			Pending                                  bool
+			ElapsedMs                                *float64 `json:"elapsed_ms"`
 		} `json:"elicitations"`
 		Interactions []struct {
 			RootID     string `json:"root_id"`
@@ -329,7 +331,7 @@ func TestHTTPProxySDKSessionWithServerRequest(t *testing.T) {
 
 	// The question travels s2c on the tool call's stream, the answer c2s in
 	// a POST of its own; both carry the conn_id of the session.
-	var ask, answer *capture.Frame
+	var ask, answer, call *capture.Frame
 	for i := range frames {
 		f := &frames[i]
 		if f.Transport != capture.TransportHTTP || f.ConnID == "" {
@@ -339,6 +341,8 @@ func TestHTTPProxySDKSessionWithServerRequest(t *testing.T) {
 			t.Errorf("frame %d has conn_id %s, the session's is %s", f.Seq, f.ConnID, frames[0].ConnID)
 		}
 		switch {
+		case strings.Contains(string(f.Raw), `"method":"tools/call"`):
+			call = f
 		case strings.Contains(string(f.Raw), `"method":"elicitation/create"`):
 			ask = f
 		case ask != nil && f.Direction == capture.ClientToServer && strings.Contains(string(f.Raw), `"action":"accept"`):
@@ -350,8 +354,18 @@ func TestHTTPProxySDKSessionWithServerRequest(t *testing.T) {
 			}
 		}
 	}
-	if ask == nil || answer == nil || ask.Seq > answer.Seq || ask.ContentType != "text/event-stream" {
+	if ask == nil || answer == nil || call == nil || ask.Seq > answer.Seq || ask.ContentType != "text/event-stream" {
 		t.Fatalf("question %+v, answer %+v", ask, answer)
+	}
+	// The question names the call whose stream it came on: reply_to is
+	// that call's id.
+	var callMsg, askMsg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	json.Unmarshal(call.Raw, &callMsg)
+	json.Unmarshal(ask.Raw, &askMsg)
+	if string(ask.ReplyTo) != string(callMsg.ID) {
+		t.Errorf("the question's reply_to is %s, want the tools/call's id %s", ask.ReplyTo, callMsg.ID)
 	}
 	// The exchanges came over more than one connection (the answer cannot
 	// share one with the call it answers, still open); conn_id is the
@@ -366,9 +380,17 @@ func TestHTTPProxySDKSessionWithServerRequest(t *testing.T) {
 	if len(s.Elicitations) != 1 {
 		t.Fatalf("elicitations %+v", s.Elicitations)
 	}
+	// The ledger names the call the question interrupted (the tool and
+	// its id), and keeps the question's own id.
 	e := s.Elicitations[0]
-	if e.Method != "elicitation/create" || e.Message != "Which seat in Lisbon?" || e.Action != "accept" || e.Pending || e.ElapsedMs == nil {
+	if e.Method != "tools/call" || e.Name != "book" || e.RootID != string(callMsg.ID) || e.RequestID != string(askMsg.ID) ||
+		e.Message != "Which seat in Lisbon?" || e.Action != "accept" || e.Pending || e.ElapsedMs == nil {
 		t.Errorf("elicitation %+v", e)
+	}
+	var text, errs bytes.Buffer
+	run([]string{"check", "--verbose", r.logPath}, strings.NewReader(""), &text, &errs)
+	if want := "elicitation tools/call book [form] elicitation/create (id " + string(askMsg.ID) + "): accept after "; !strings.Contains(text.String(), want) {
+		t.Errorf("check --verbose lacks %q:\n%s%s", want, text.String(), errs.String())
 	}
 	if s.Counters["pending"] != 0 || s.Counters["warnings"] != 0 {
 		t.Errorf("counters %v", s.Counters)

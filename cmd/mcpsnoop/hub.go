@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/capture/stdio"
 	"github.com/mcpsnoop/mcpsnoop/hub"
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	"github.com/spf13/cobra"
 )
@@ -45,7 +47,7 @@ func runHub(cmd *cobra.Command, folders []string, limit int, addr string) error 
 	for _, dir := range folders {
 		info, err := os.Stat(dir)
 		if err != nil {
-			return shimFail("--metrics-listen: cannot follow %s: %v", dir, plainPathError(err))
+			return shimFail("--metrics-listen: cannot follow %s: %v", dir, atomicfile.PlainError(err))
 		}
 		if !info.IsDir() {
 			return shimFail("--metrics-listen: %s is not a folder (give folders of session logs)", dir)
@@ -64,7 +66,7 @@ func runHub(cmd *cobra.Command, folders []string, limit int, addr string) error 
 		return &exitError{code: 1, msg: "mcpsnoop: following " + strings.Join(dirs, ", ") + ": " + err.Error()}
 	}
 	defer h.Close()
-	fmt.Fprintf(stderr, "mcpsnoop: serving metrics on http://%s/metrics (no authentication: anyone who can reach it reads the servers' tool names), following %s\n",
+	fmt.Fprintf(stderr, "mcpsnoop: serving metrics on http://%s/metrics (no authentication: anyone who can reach it reads the servers' labels and tool names), following %s\n",
 		ln.Addr(), termsafe.Clean(strings.Join(dirs, ", "), false))
 	if hubListening != nil {
 		hubListening(ln.Addr())
@@ -83,7 +85,7 @@ func runHub(cmd *cobra.Command, folders []string, limit int, addr string) error 
 	select {
 	case serveErr = <-served:
 	case sig := <-sigs:
-		fmt.Fprintf(stderr, "mcpsnoop: %s: stopping the metrics hub\n", signalName(sig))
+		fmt.Fprintf(stderr, "mcpsnoop: %s: stopping the metrics hub\n", stdio.SignalName(sig))
 		sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_ = srv.Shutdown(sctx)
 		scancel()
@@ -94,25 +96,4 @@ func runHub(cmd *cobra.Command, folders []string, limit int, addr string) error 
 		return &exitError{code: 1, msg: "mcpsnoop: metrics hub: " + serveErr.Error()}
 	}
 	return nil
-}
-
-// plainPathError is a path error's reason alone (the path is named
-// already).
-func plainPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-// signalName is the conventional name of a stop signal.
-func signalName(sig os.Signal) string {
-	switch sig {
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	}
-	return sig.String()
 }

@@ -46,8 +46,8 @@ type errString string
 func (e errString) Error() string { return string(e) }
 
 // tapLog routes a log's file through the sink, so that the spans come
-// from exactly the redacted frames the log gets; out unchanged without a
-// sink.
+// from exactly the redacted frames the log is given, whether or not the
+// file keeps them; out unchanged without a sink.
 func tapLog(sink *otlpsink.Sink, out io.WriteCloser) io.WriteCloser {
 	if sink == nil {
 		return out

@@ -29,6 +29,7 @@ type otlpReceiver struct {
 	arrived  []time.Time
 	spans    []receivedSpan
 	headers  []http.Header
+	raw      [][]byte // the bodies of the requests it took
 }
 
 // receivedSpan is one span with its resource's attributes.
@@ -94,6 +95,7 @@ func (r *otlpReceiver) serve(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	r.headers = append(r.headers, req.Header.Clone())
+	r.raw = append(r.raw, body)
 	r.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write([]byte(`{}`))
@@ -103,6 +105,13 @@ func (r *otlpReceiver) received() []receivedSpan {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]receivedSpan(nil), r.spans...)
+}
+
+// bodies are the raw bodies of the requests the receiver took.
+func (r *otlpReceiver) bodies() [][]byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([][]byte(nil), r.raw...)
 }
 
 // freeLoopback is a loopback address nothing listens on.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/export"
@@ -57,7 +58,7 @@ func sameAsInput(t atomicfile.Target, inputs []capture.Input, stdin io.Reader) s
 	return ""
 }
 
-// reportFile is one of check's --sarif, --junit and --json.
+// reportFile is one of check's --sarif, --junit, --json and --write-known.
 type reportFile struct {
 	flag, format string
 	target       atomicfile.Target
@@ -86,6 +87,7 @@ func planReports(cmd *cobra.Command, o checkOptions, format string, inputs []cap
 	}
 	for _, rf := range []struct{ flag, path, format string }{
 		{"--sarif", o.sarifPath, "sarif"}, {"--junit", o.junitPath, "junit"}, {"--json", o.jsonPath, "json"},
+		{"--write-known", o.writeKnown, "known"},
 	} {
 		if rf.path == "" {
 			continue
@@ -130,6 +132,24 @@ func planReports(cmd *cobra.Command, o checkOptions, format string, inputs []cap
 		}
 	}
 	return plan, nil
+}
+
+// listed names the reports of the plan that list findings (SARIF, JUnit,
+// JSON, Code Quality), on stdout or in a file: what GitHub mode may point
+// to for the findings its annotations leave out.
+func (p reportPlan) listed() []string {
+	names := map[string]string{"sarif": "SARIF", "junit": "JUnit", "json": "JSON", "codeclimate": "Code Quality"}
+	var out []string
+	add := func(format string) {
+		if n := names[format]; n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	add(p.stdoutFormat)
+	for _, f := range p.files {
+		add(f.format)
+	}
+	return out
 }
 
 // writeExportFile writes the export to path (export -o, the viewer's export

@@ -76,7 +76,9 @@ func selectRunInputs(command string, args []string, id string, stdin io.Reader, 
 		}
 		sel.Inputs = append(sel.Inputs, in)
 	}
-	sel.Runs = eng.Report().Runs
+	// A session in no run is a run of its own: --runs lists it and
+	// "latest" may pick it (checker.AllRuns).
+	sel.Runs = checker.AllRuns(eng.Report())
 	if id == "" {
 		return sel, nil
 	}
@@ -106,8 +108,9 @@ func writeRuns(w io.Writer, runs []checker.Run) {
 	}
 }
 
-// selectRun finds the run id names ("latest" for the newest) and the set
-// of its sessions.
+// selectRun finds the run id names ("latest" for the newest, which is a
+// session of no run when none of several sessions is newer) and the set of
+// its sessions.
 func selectRun(id string, runs []checker.Run, where string) (checker.Run, map[string]bool, error) {
 	r, ok := checker.FindRun(runs, id)
 	if !ok {
@@ -116,7 +119,7 @@ func selectRun(id string, runs []checker.Run, where string) (checker.Run, map[st
 			known = append(known, r.ID)
 		}
 		if len(known) == 0 {
-			return r, nil, fmt.Errorf("run %q not found: no session in %s carries a trace id or a client process", id, where)
+			return r, nil, fmt.Errorf("run %q not found: no session in %s", id, where)
 		}
 		return r, nil, fmt.Errorf("run %q not found in %s (runs there: %s)", id, where, strings.Join(known, ", "))
 	}

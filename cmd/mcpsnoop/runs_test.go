@@ -42,14 +42,19 @@ func TestCheckRuns(t *testing.T) {
 	}{
 		{args: []string{"--runs"}, code: 0, stdout: []string{
 			"p-97001-1785601212  process  client 97001 since 2026-08-01T16:20:12Z  3  9  1\n",
-			"t-4bf92f3577b34da6  trace  trace 4bf92f3577b34da6a3ce929d0e0e4736  3  9  1\n"}},
+			"t-4bf92f3577b34da6  trace  trace 4bf92f3577b34da6a3ce929d0e0e4736  3  9  1\n" +
+				// a session in no run is a run of its own
+				"s-demo  session  booking  1  4  0\n"}},
 		{args: []string{"--run", "t-4bf92f3577b34da6"}, code: 1, stdout: []string{
 			"session files-97144-f2a752e6b438:", "session github-97145-6513269e0d37:", "session search-97146-0c5ca6a3a450:", "check failed: error"},
 			not: []string{"demo", "97484"}},
 		{args: []string{"--run", "latest"}, code: 1, stdout: []string{"session files-97484-d23f128b2f33:"}, not: []string{"97144", "demo"}},
-		{args: []string{"--run", "t-0000000000000000"}, code: 2, stderr: `mcpsnoop check: run "t-0000000000000000" not found in ` + sessions + " (runs there: p-97001-1785601212, t-4bf92f3577b34da6)"},
+		{args: []string{"--run", "t-0000000000000000"}, code: 2, stderr: `mcpsnoop check: run "t-0000000000000000" not found in ` + sessions + " (runs there: p-97001-1785601212, t-4bf92f3577b34da6, s-demo)"},
 		{args: []string{"--run", "t-4bf92f3577b34da6", filepath.Join("..", "..", "fixtures", "run-traced")}, code: 1, stdout: []string{"session search-97146-0c5ca6a3a450:"}},
-		{args: []string{"--run", "latest", filepath.Join("..", "..", "fixtures", "mrtr.jsonl")}, code: 2, stderr: "no session in"},
+		// Logs of no run (an http capture, a reference log): latest is the
+		// newest session, as the action's default needs.
+		{args: []string{"--run", "latest", filepath.Join("..", "..", "fixtures", "mrtr.jsonl")}, code: 0, stdout: []string{"session demo:", "check passed"}},
+		{args: []string{"--run", "s-demo"}, code: 0, stdout: []string{"session demo:"}, not: []string{"97144", "97484"}},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

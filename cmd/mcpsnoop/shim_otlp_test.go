@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"os"
 	"os/exec"
@@ -44,6 +45,14 @@ func shimOTLPSession(t *testing.T, bins shimBins, args []string, calls int, duri
 // server's tee files live under home, so sessions sharing a home run the
 // same server command (and so have the same server id).
 func shimSession(t *testing.T, bins shimBins, home string, args []string, calls int, during func(i int, stderr *lockedBuffer)) otlpShimRun {
+	t.Helper()
+	return shimSessionThen(t, bins, home, args, calls, during, nil)
+}
+
+// shimSessionThen is shimSession with more of the client's own after the
+// calls: then makes them and returns how many calls it made.
+func shimSessionThen(t *testing.T, bins shimBins, home string, args []string, calls int, during func(i int, stderr *lockedBuffer),
+	then func(ctx context.Context, cs *mcp.ClientSession) int) otlpShimRun {
 	t.Helper()
 	dir := filepath.Join(home, "tees")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -91,6 +100,10 @@ func shimSession(t *testing.T, bins shimBins, home string, args []string, calls 
 			during(i, &stderr)
 		}
 	}
+	more := 0
+	if then != nil {
+		more = then(ctx, cs)
+	}
 	cs.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("shim: %v\nstderr:\n%s", err, stderr.String())
@@ -103,7 +116,7 @@ func shimSession(t *testing.T, bins shimBins, home string, args []string, calls 
 			sent.Len(), len(serverIn), len(serverOut), got.Len())
 	}
 	mu.Unlock()
-	res := otlpShimRun{stderr: stderr.String(), spans: calls + 2}
+	res := otlpShimRun{stderr: stderr.String(), spans: calls + 2 + more}
 	if logs, _ := filepath.Glob(filepath.Join(home, "sessions", "*.jsonl")); len(logs) == 1 {
 		res.logPath = logs[0]
 		res.session = strings.TrimSuffix(filepath.Base(logs[0]), ".jsonl")
@@ -194,6 +207,49 @@ func TestShimOTLP(t *testing.T) {
 		}
 		if tools["echo"] != 18 || tools["fail"] != 2 {
 			t.Errorf("tool spans %v, want 18 echo and 2 fail", tools)
+		}
+	})
+
+	t.Run("redacted", func(t *testing.T) {
+		// The secret reaches the shim in a tool name the client chose and
+		// in the server's error message naming it, and a token in the
+		// arguments; the log and the spans get them redacted alike.
+		const secret, token = "tenant-s3cret-4242", "tok-k3y-9999"
+		rc := newOTLPReceiver(t, nil)
+		sr := shimSessionThen(t, bins, t.TempDir(), []string{"--otlp-endpoint", rc.url(), "--redact-secrets", "--redact-value", `tenant-s3cret-[0-9]+`}, 3, nil,
+			func(ctx context.Context, cs *mcp.ClientSession) int {
+				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lookup-" + secret, Arguments: map[string]any{"api_key": token}})
+				if err == nil || !strings.Contains(err.Error(), secret) {
+					t.Fatalf("calling an unknown tool: %v; want the server's error naming it", err)
+				}
+				return 1
+			})
+		spans := rc.received()
+		if len(spans) != sr.spans {
+			t.Fatalf("collector got %d spans, want %d\n%s", len(spans), sr.spans, sr.stderr)
+		}
+		var failed ptrace.Span
+		for _, s := range spans {
+			if s.span.Status().Code() == ptrace.StatusCodeError && s.span.Status().Message() != "tool result marked isError" {
+				failed = s.span
+			}
+		}
+		if msg := failed.Status().Message(); !strings.Contains(msg, "[REDACTED]") {
+			t.Errorf("the failed call's span says %q, want the server's message redacted", msg)
+		}
+		logData, _ := os.ReadFile(sr.logPath)
+		for _, leak := range []string{secret, token} {
+			if bytes.Contains(logData, []byte(leak)) {
+				t.Errorf("the log holds %q", leak)
+			}
+			for i, body := range rc.bodies() {
+				if bytes.Contains(body, []byte(leak)) {
+					t.Errorf("request %d to the collector holds %q", i, leak)
+				}
+			}
+		}
+		if len(rc.bodies()) == 0 {
+			t.Error("no request reached the collector")
 		}
 	})
 
@@ -295,6 +351,7 @@ func TestOTLPFlagErrors(t *testing.T) {
 		{[]string{"--otlp-endpoint", "http:///v1/traces", "--", "true"}, "no host"},
 		{[]string{"--otlp-endpoint", "http://x/v1/traces", "--otlp-header", "Bearer-tok-s3cret", "--", "true"}, "--otlp-header #1 has no '='"},
 		{[]string{"--otlp-endpoint", "http://x/v1/traces", "--otlp-header", "A=1", "--otlp-header", "Bad Name=s3cret", "--", "true"}, `--otlp-header #2: "Bad Name" is not a valid header name`},
+		{[]string{"--otlp-endpoint", "http://x/v1/traces", "--otlp-header", "X-Key=s3cret\x1b]0;x\a", "--", "true"}, "--otlp-header X-Key: the value holds a control character"},
 		{[]string{"--otlp-header", "A=s3cret", "--", "true"}, "--otlp-header needs --otlp-endpoint"},
 		{[]string{"http", "--target", "http://127.0.0.1:1/mcp", "--otlp-endpoint", "nope"}, "--otlp-endpoint"},
 		{[]string{"http", "--target", "http://127.0.0.1:1/mcp", "--otlp-header", "x"}, "--otlp-header needs --otlp-endpoint"},

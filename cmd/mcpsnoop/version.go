@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"runtime"
@@ -34,7 +35,11 @@ no commit leaves that line out.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			bi, _ := debug.ReadBuildInfo()
-			writeVersion(cmd.OutOrStdout(), appVersion(), sourceOf(commit, date, bi))
+			var out bytes.Buffer
+			writeVersion(&out, appVersion(), sourceOf(commit, date, bi))
+			if _, err := cmd.OutOrStdout().Write(out.Bytes()); err != nil {
+				return &exitError{code: 2, msg: "mcpsnoop version: writing the version: " + err.Error()}
+			}
 			return nil
 		},
 	}

@@ -147,7 +147,7 @@ func TestDemoNotATerminal(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	out := stdout.String()
-	if !strings.HasPrefix(out, "session demo-") || !strings.Contains(out, ": errors=2 invalid=0 warnings=0 mismatches=0 pending=0") || !strings.HasSuffix(out, "check failed: error\n") {
+	if !strings.HasPrefix(out, "session demo-") || !strings.Contains(out, ": errors=2 invalid=0 warnings=0 mismatches=0 pending=0") || !strings.HasSuffix(out, "check failed: error\nresult: 1 of 1 session failed the gate (error)\n") {
 		t.Errorf("report:\n%s", out)
 	}
 	logs, _ := filepath.Glob(filepath.Join(tmp, "mcpsnoop-demo-*", "sessions", "demo-*.jsonl"))

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/clientconfig"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -414,7 +415,10 @@ func writeWrapOutcome(cmd *cobra.Command, verb, server, path string, res clientc
 			entry.Reset()
 			entry.Write(res.Entry)
 		}
-		fmt.Fprintf(out, "would %s %q in %s; its entry would become:\n  %s\n", verb, server, path, entry.Bytes())
+		// The entry comes from a config that may have arrived with a cloned
+		// repository: a bidirectional override in it must not reach the
+		// terminal raw.
+		fmt.Fprintf(out, "would %s %q in %s; its entry would become:\n  %s\n", verb, server, path, termsafe.Clean(entry.String(), true))
 		switch {
 		case res.BackupCreated:
 			fmt.Fprintf(out, "and the file as it is now would be saved to %s\n", res.Backup)

@@ -99,6 +99,19 @@ func TestWrapUnwrap(t *testing.T) {
 	}
 }
 
+// A dry run shows the entry as it would be written, but a bidirectional
+// override or a control character in it (a config can come with a cloned
+// repository) is escaped on the terminal.
+func TestWrapDryRunEscapes(t *testing.T) {
+	useFakeBinary(t)
+	cfg := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	writeFile(t, cfg, []byte(`{"mcpServers":{"x":{"command":"node","args":["a\u202eb.js"]}}}`))
+	code, stdout, stderr := wrapRun(t, "wrap", "--dry-run", "--config", cfg, "x")
+	if code != 0 || strings.ContainsRune(stdout, '\u202e') || !strings.Contains(stdout, `a\u202eb.js`) {
+		t.Fatalf("exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+	}
+}
+
 func TestWrapBadInput(t *testing.T) {
 	useFakeBinary(t)
 	dir := t.TempDir()

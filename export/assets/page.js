@@ -36,9 +36,14 @@
     return cache[i];
   }
 
+  // localTime shows a timestamp in the reader's time zone, to the
+  // millisecond: calls a few ms apart must not read as simultaneous.
   function localTime(ts) {
     var d = new Date(ts);
-    return isNaN(d.getTime()) ? ts : d.toLocaleString();
+    if (isNaN(d.getTime())) return ts;
+    function pad(n, w) { var s = String(n); while (s.length < w) s = "0" + s; return s; }
+    return d.toLocaleDateString() + " " + pad(d.getHours(), 2) + ":" + pad(d.getMinutes(), 2) + ":" +
+      pad(d.getSeconds(), 2) + "." + pad(d.getMilliseconds(), 3);
   }
 
   function ms(v) {
@@ -150,7 +155,8 @@
     function pill(label, v, bad) { return el("span", { cls: "pill" + (bad ? " bad" : "") }, label, el("b", { text: v })); }
     var box = el("div", { cls: "pills" },
       pill("Requests", s.requests), pill("Responses", s.responses), pill("Notifications", s.notifications),
-      pill("Errors", s.errors, s.errors > 0), pill("Pending", s.pending, s.pending > 0),
+      pill("Errors", s.errors, s.errors > 0), pill("Warnings", s.warnings, s.warnings > 0),
+      pill("Invalid", s.invalid, s.invalid > 0), pill("Pending", s.pending, s.pending > 0),
       pill("Late results", s.late_results, s.late_results > 0), pill("Protocol", caps.protocol_version || "unknown"));
     if (s.missing_frames > 0) box.appendChild(pill("Missing frames", s.missing_frames, true));
     return box;

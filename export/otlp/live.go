@@ -1,6 +1,9 @@
 package otlp
 
 import (
+	"strconv"
+	"unicode/utf8"
+
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -69,7 +72,10 @@ func (l *Live) Span(so checker.SessionSoFar, r *checker.CallRecord) Span {
 		ls.serverInfo = string(si)
 		ls.res = resource{SessionID: so.ID}
 		ls.res.serverInfo(si)
+		ls.res.ServerName = CutLive(ls.res.ServerName, MaxLiveName)
+		ls.res.ServerVersion = CutLive(ls.res.ServerVersion, MaxLiveName)
 	}
+	res.ProtocolVersion = CutLive(res.ProtocolVersion, MaxLiveName)
 	res.ServerName, res.hasServerName = ls.res.ServerName, ls.res.hasServerName
 	res.ServerVersion, res.hasServerVersion = ls.res.ServerVersion, ls.res.hasServerVersion
 	full := ""
@@ -87,7 +93,47 @@ func (l *Live) Span(so checker.SessionSoFar, r *checker.CallRecord) Span {
 	if len(ls.seen) >= maxLiveKeys {
 		ls.seen = map[string]bool{}
 	}
-	return Span{res: res, call: c, id: spanIDFor(ls.seen, so.ID, r.Index, &c), trace: ls.trace}
+	id := spanIDFor(ls.seen, so.ID, r.Index, &c) // from the whole request id
+	c.cutLive()
+	return Span{res: res, call: c, id: id, trace: ls.trace}
+}
+
+// Bounds of the wire's strings in a live span. A live stream holds up to
+// its queue of spans in memory while a collector is away, so what a peer
+// chose (an error message, a tool name, an id) is cut rather than copied
+// whole into each: an error message to MaxLiveMessage bytes, names, ids
+// and other short values to MaxLiveName, each cut value followed by a
+// marker saying how long it was (see CutLive); a tracestate longer than
+// MaxLiveMessage is not passed on. The span id is derived from the whole
+// request id first. The export writes a file and keeps every value whole.
+const (
+	MaxLiveMessage = 4 << 10
+	MaxLiveName    = 256
+)
+
+// CutLive is s when it holds at most n bytes, else its first n bytes (cut
+// at a character boundary) followed by "…[cut from N bytes]".
+func CutLive(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	keep := n
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
+		keep--
+	}
+	return s[:keep] + "…[cut from " + strconv.Itoa(len(s)) + " bytes]" // a copy: s is not kept
+}
+
+// cutLive bounds the wire's strings of a live span's call.
+func (c *callRec) cutLive() {
+	c.ErrMessage = CutLive(c.ErrMessage, MaxLiveMessage)
+	c.CancelReason = CutLive(c.CancelReason, MaxLiveMessage)
+	for _, s := range []*string{&c.ID, &c.Method, &c.Tool, &c.OpName, &c.ErrCode, &c.TaskID, &c.TaskStatus} {
+		*s = CutLive(*s, MaxLiveName)
+	}
+	if len(c.TraceState) > MaxLiveMessage {
+		c.TraceState = "" // a cut list would not be one: not passed on
+	}
 }
 
 // Traces builds the OTLP payload of spans: one resourceSpans per distinct

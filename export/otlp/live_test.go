@@ -4,11 +4,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/export/otlp"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 )
@@ -121,5 +124,73 @@ func TestLiveMatchesExport(t *testing.T) {
 				t.Errorf("%d live spans, the export has %d", got, want)
 			}
 		})
+	}
+}
+
+// TestLiveCutsWireStrings: a live span holds at most a few KiB of what a
+// peer chose, however long it was (a server answering with a 256 KiB
+// error message, a 1 KiB tool name, id and server name), each cut value
+// marked with its length, while the export of the same log keeps every
+// value whole and both give the call the same span id.
+func TestLiveCutsWireStrings(t *testing.T) {
+	long := func(c string, n int) string { return strings.Repeat(c, n) }
+	msg, tool, id, name := long("m", 256<<10), long("t", 1<<10), long("i", 1<<10), long("é", 1<<10)
+	frame := func(seq int, dir, raw string) string {
+		return `{"session_id":"big-1-aaaaaaaaaaaa","server_label":"big","seq":` + strconv.Itoa(seq) +
+			`,"ts":"2026-08-01T10:00:0` + strconv.Itoa(seq) + `Z","direction":"` + dir + `","transport":"stdio","raw":` + raw + "}\n"
+	}
+	log := frame(1, "c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`) +
+		frame(2, "s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"`+name+`","version":"1"}}}`) +
+		frame(3, "c2s", `{"jsonrpc":"2.0","id":"`+id+`","method":"tools/call","params":{"name":"`+tool+`","arguments":{}}}`) +
+		frame(4, "s2c", `{"jsonrpc":"2.0","id":"`+id+`","error":{"code":-32603,"message":"`+msg+`"}}`)
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	find := func(td ptrace.Traces) (ptrace.Span, pcommon.Map) {
+		for i := 0; i < td.ResourceSpans().Len(); i++ {
+			rs := td.ResourceSpans().At(i)
+			spans := rs.ScopeSpans().At(0).Spans()
+			for j := 0; j < spans.Len(); j++ {
+				if strings.HasPrefix(spans.At(j).Name(), "tools/call ") {
+					return spans.At(j), rs.Resource().Attributes()
+				}
+			}
+		}
+		t.Fatal("no tools/call span")
+		return ptrace.Span{}, pcommon.Map{}
+	}
+	live, liveRes := find(liveSpans(t, path))
+	cut := func(what, got, whole string, n int) {
+		t.Helper()
+		marker := "…[cut from " + strconv.Itoa(len(whole)) + " bytes]"
+		if len(got) > n+len(marker) || !strings.HasSuffix(got, marker) || !strings.HasPrefix(whole, strings.TrimSuffix(got, marker)) {
+			t.Errorf("live %s: %d bytes ending %q; want its first %d bytes and %q", what, len(got), got[max(0, len(got)-40):], n, marker)
+		}
+	}
+	cut("error message", live.Status().Message(), msg, otlp.MaxLiveMessage)
+	cut("tool name", str(live.Attributes(), "mcpsnoop.call.tool_name"), tool, otlp.MaxLiveName)
+	cut("call id", str(live.Attributes(), "mcpsnoop.call.id"), `"`+id+`"`, otlp.MaxLiveName)
+	cut("server name", str(liveRes, "mcpsnoop.server.name"), name, otlp.MaxLiveName)
+	// The MCP conventions' attributes and the span's name hold the same
+	// cut values.
+	cut("gen_ai.tool.name", str(live.Attributes(), "gen_ai.tool.name"), tool, otlp.MaxLiveName)
+	if want := "tools/call " + str(live.Attributes(), "gen_ai.tool.name"); live.Name() != want {
+		t.Errorf("live span name %d bytes, want the method and the cut tool", len(live.Name()))
+	}
+
+	_, byID, _ := exportOTLP(t, path)
+	exp := byID["big-1-aaaaaaaaaaaa"]
+	var whole ptrace.Span
+	for _, sp := range exp.spans {
+		if sp.Name() == "tools/call "+tool {
+			whole = sp
+		}
+	}
+	if whole.Status().Message() != msg || str(whole.Attributes(), "mcpsnoop.call.tool_name") != tool || str(exp.attrs, "mcpsnoop.server.name") != name {
+		t.Errorf("the export cut a value: message %d bytes, tool %d bytes", len(whole.Status().Message()), len(str(whole.Attributes(), "mcpsnoop.call.tool_name")))
+	}
+	if whole.SpanID() != live.SpanID() {
+		t.Errorf("span id: live %s, export %s", live.SpanID(), whole.SpanID())
 	}
 }

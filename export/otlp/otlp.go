@@ -68,6 +68,10 @@ type callRec struct {
 	CancelledAt  string `json:"ca,omitempty"` // RFC 3339, as captured
 	CancelReason string `json:"cr,omitempty"`
 	ErrMessage   string `json:"em,omitempty"`
+	ErrCode      string `json:"ec,omitempty"` // the JSON-RPC error's code, as written
+	// OpName is the prompt of a prompts/get, the resource of a resources/*
+	// request (Tool holds a tools/call's).
+	OpName string `json:"n,omitempty"`
 	// TraceID, ParentID and Flags come from a valid traceparent ("" when
 	// there was none); TraceState is the tracestate to pass on.
 	TraceID    string `json:"tr,omitempty"`
@@ -96,6 +100,8 @@ func newCallRec(r *checker.CallRecord) callRec {
 	}
 	if r.IsTool {
 		c.Tool = r.Name
+	} else {
+		c.OpName = r.Name
 	}
 	if !r.End.IsZero() {
 		c.End = unixNano(r.End)
@@ -108,6 +114,9 @@ func newCallRec(r *checker.CallRecord) callRec {
 	}
 	if m := gjson.GetBytes(r.Error, "message"); m.Type == gjson.String {
 		c.ErrMessage = m.Str
+	}
+	if code := gjson.GetBytes(r.Error, "code"); code.Type == gjson.Number {
+		c.ErrCode = code.Raw
 	}
 	c.TraceID, c.ParentID, c.Flags, c.TraceState = traceContext(r.Params)
 	return c
@@ -397,8 +406,16 @@ func (sb *spanBuilder) span(i int, c *callRec) ([]byte, error) {
 // fillSpan maps call c to span sp, with span id id and, when the call
 // carries no valid traceparent, the trace fallback. It is the one mapping
 // of a call to a span, for the export and for live streaming alike.
+//
+// Names and attributes follow the OpenTelemetry semantic conventions for
+// MCP: the span is named after the method and, for a tool call or a
+// prompt, its tool or prompt ("tools/call read_file"), and carries
+// mcp.method.name, jsonrpc.request.id, gen_ai.tool.name (with
+// gen_ai.operation.name execute_tool) or gen_ai.prompt.name,
+// mcp.resource.uri, and error.type (the JSON-RPC error code, or tool_error
+// for a result marked isError). The mcpsnoop.* attributes stay.
 func fillSpan(sp ptrace.Span, id pcommon.SpanID, fallback pcommon.TraceID, c *callRec) error {
-	sp.SetName(c.Method)
+	sp.SetName(spanName(c))
 	sp.SetKind(ptrace.SpanKindClient)
 	if c.Dir == "s2c" {
 		sp.SetKind(ptrace.SpanKindServer)
@@ -426,6 +443,29 @@ func fillSpan(sp ptrace.Span, id pcommon.SpanID, fallback pcommon.TraceID, c *ca
 	a := sp.Attributes()
 	a.PutStr("rpc.system", "mcp")
 	a.PutStr("rpc.method", c.Method)
+	a.PutStr("mcp.method.name", c.Method)
+	a.PutStr("jsonrpc.request.id", requestID(c.ID))
+	switch c.Method {
+	case "tools/call":
+		if c.Tool != "" {
+			a.PutStr("gen_ai.tool.name", c.Tool)
+		}
+		a.PutStr("gen_ai.operation.name", "execute_tool")
+	case "prompts/get":
+		if c.OpName != "" {
+			a.PutStr("gen_ai.prompt.name", c.OpName)
+		}
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		if c.OpName != "" {
+			a.PutStr("mcp.resource.uri", c.OpName)
+		}
+	}
+	if et := errorType(c); et != "" {
+		a.PutStr("error.type", et)
+		if c.ErrCode != "" {
+			a.PutStr("rpc.response.status_code", c.ErrCode)
+		}
+	}
 	a.PutStr("mcpsnoop.call.id", c.ID)
 	a.PutStr("mcpsnoop.call.status", c.Status)
 	a.PutStr("mcpsnoop.call.state", c.State)
@@ -476,6 +516,45 @@ func fillSpan(sp ptrace.Span, id pcommon.SpanID, fallback pcommon.TraceID, c *ca
 	return nil
 }
 
+// spanName is "{mcp.method.name} {target}", the target being the tool of
+// a tools/call or the prompt of a prompts/get; the method alone otherwise
+// (a resource's uri would make names of unbounded cardinality).
+func spanName(c *callRec) string {
+	switch {
+	case c.Method == "tools/call" && c.Tool != "":
+		return c.Method + " " + c.Tool
+	case c.Method == "prompts/get" && c.OpName != "":
+		return c.Method + " " + c.OpName
+	}
+	return c.Method
+}
+
+// requestID is a request id as the conventions want it: a string id
+// without its quotes, a number as written.
+func requestID(raw string) string {
+	if strings.HasPrefix(raw, `"`) {
+		if v := gjson.Parse(raw); v.Type == gjson.String {
+			return v.Str
+		}
+	}
+	return raw
+}
+
+// errorType is error.type of a failed call: its JSON-RPC error code,
+// tool_error for a result marked isError, _OTHER for a failure without
+// either (an HTTP refusal); "" when the call did not fail.
+func errorType(c *callRec) string {
+	switch {
+	case !c.IsError:
+		return ""
+	case c.ErrCode != "":
+		return c.ErrCode
+	case c.ToolError:
+		return "tool_error"
+	}
+	return "_OTHER"
+}
+
 // spanID is 8 bytes of SHA-256("span\0" session "\0" raw id "\0"
 // direction "\0"), as the reference derives it. A request key used again
 // later in the session (a superseded id, an id reused after its call
@@ -491,6 +570,9 @@ func (sb *spanBuilder) spanID(i int, c *callRec) pcommon.SpanID {
 // request keys that already named a span (see spanBuilder.spanID).
 func spanIDFor(seen map[string]bool, session string, i int, c *callRec) pcommon.SpanID {
 	key := c.Dir + "\x00" + c.ID
+	if len(key) > 64 {
+		key = string(digest("key", key)) // a long id is not kept whole
+	}
 	if seen[key] {
 		return pcommon.SpanID(digest("span", session, c.ID, c.Dir, strconv.Itoa(i))[:8])
 	}

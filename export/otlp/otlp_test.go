@@ -160,14 +160,23 @@ func TestStoreExample(t *testing.T) {
 		str(late, "mcpsnoop.call.cancelled_at") != "2026-03-02T10:00:00.15Z" || str(late, "mcpsnoop.call.duration_ms") != "300" {
 		t.Errorf("late result attributes: %v", late.AsRaw())
 	}
-	if fail := s.spans[7]; fail.Status().Message() != "Invalid params" || str(fail.Attributes(), "mcpsnoop.call.is_error") != "true" {
+	if fail := s.spans[7]; fail.Status().Message() != "Invalid params" || str(fail.Attributes(), "mcpsnoop.call.is_error") != "true" ||
+		str(fail.Attributes(), "error.type") != "-32602" || str(fail.Attributes(), "rpc.response.status_code") != "-32602" {
 		t.Errorf("failed call: %v %v", fail.Status().Message(), fail.Attributes().AsRaw())
+	}
+	// The OpenTelemetry MCP conventions: "{method} {tool}", the method's
+	// and the tool's attributes, the id as a string.
+	if echo := s.spans[0]; echo.Name() != "tools/call echo" || str(echo.Attributes(), "mcp.method.name") != "tools/call" ||
+		str(echo.Attributes(), "gen_ai.tool.name") != "echo" || str(echo.Attributes(), "gen_ai.operation.name") != "execute_tool" ||
+		str(echo.Attributes(), "jsonrpc.request.id") != "1" || str(echo.Attributes(), "error.type") != "<absent>" {
+		t.Errorf("span %q %v", echo.Name(), echo.Attributes().AsRaw())
 	}
 	if open := s.spans[8]; open.EndTimestamp() != open.StartTimestamp() || str(open.Attributes(), "mcpsnoop.call.duration_ms") != "<absent>" {
 		t.Errorf("pending call: %v", open.Attributes().AsRaw())
 	}
 	echo := s.spans[0].Attributes()
-	want := "rpc.system rpc.method mcpsnoop.call.id mcpsnoop.call.status mcpsnoop.call.state mcpsnoop.call.is_tool " +
+	want := "rpc.system rpc.method mcp.method.name jsonrpc.request.id gen_ai.tool.name gen_ai.operation.name " +
+		"mcpsnoop.call.id mcpsnoop.call.status mcpsnoop.call.state mcpsnoop.call.is_tool " +
 		"mcpsnoop.call.is_error mcpsnoop.call.tool_error mcpsnoop.call.tool_name mcpsnoop.call.duration_ms"
 	keys = nil
 	echo.Range(func(k string, _ pcommon.Value) bool { keys = append(keys, k); return true })
@@ -492,5 +501,36 @@ func TestTimestampsInRange(t *testing.T) {
 				t.Errorf("end %d, want %d", got, tc.end)
 			}
 		})
+	}
+}
+
+// TestSemanticConventions: span names and attributes of the OpenTelemetry
+// MCP conventions for a failed tool call, a prompt and a resource.
+func TestSemanticConventions(t *testing.T) {
+	_, byID, _ := exportOTLP(t, "testdata/conventions.jsonl")
+	spans := byID["conv"].spans
+	type want struct{ name, attrs string }
+	wants := []want{
+		{"tools/call read_file", "mcp.method.name=tools/call jsonrpc.request.id=call-1 gen_ai.tool.name=read_file gen_ai.operation.name=execute_tool error.type=tool_error"},
+		{"prompts/get summarize", "mcp.method.name=prompts/get jsonrpc.request.id=2 gen_ai.prompt.name=summarize"},
+		{"resources/read", "mcp.method.name=resources/read jsonrpc.request.id=3 mcp.resource.uri=file:///etc/hosts error.type=-32002 rpc.response.status_code=-32002"},
+	}
+	if len(spans) != len(wants) {
+		t.Fatalf("%d spans", len(spans))
+	}
+	for i, w := range wants {
+		var attrs []string
+		spans[i].Attributes().Range(func(k string, v pcommon.Value) bool {
+			if !strings.HasPrefix(k, "mcpsnoop.") && !strings.HasPrefix(k, "rpc.system") && k != "rpc.method" {
+				attrs = append(attrs, k+"="+v.AsString())
+			}
+			return true
+		})
+		if got := (want{spans[i].Name(), strings.Join(attrs, " ")}); got != w {
+			t.Errorf("span %d\n got %+v\nwant %+v", i, got, w)
+		}
+	}
+	if str(spans[0].Attributes(), "mcpsnoop.call.tool_error") != "true" || spans[0].Status().Message() != "tool result marked isError" {
+		t.Errorf("the mcpsnoop attributes stay: %v", spans[0].Attributes().AsRaw())
 	}
 }

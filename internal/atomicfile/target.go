@@ -89,7 +89,16 @@ func Resolve(name string, mkdirs bool) (Target, error) {
 				return Target{}, fmt.Errorf("write %s: %w", name, PlainError(err))
 			}
 			if !filepath.IsAbs(dest) {
-				dest = filepath.Join(filepath.Dir(p), dest)
+				// A relative target starts from the folder the link
+				// really sits in, as the kernel takes it: the links on
+				// the way there followed first, so that a ".." leaves
+				// the folder they lead to, not the one the name spells.
+				// That folder exists (the link was just found in it).
+				dir, err := filepath.EvalSymlinks(linkFolder(p))
+				if err != nil {
+					return Target{}, fmt.Errorf("write %s: %w", name, PlainError(err))
+				}
+				dest = filepath.Join(dir, dest)
 			}
 			p = dest
 			continue
@@ -104,9 +113,27 @@ func Resolve(name string, mkdirs bool) (Target, error) {
 	return Target{}, fmt.Errorf("write %s: too many levels of symbolic links", name)
 }
 
+// linkFolder is the folder holding p, spelled as in p: not cleaned, so that
+// a ".." after a linked folder is resolved the kernel's way.
+func linkFolder(p string) string {
+	dir, _ := filepath.Split(p)
+	if dir == "" {
+		return "."
+	}
+	return dir
+}
+
 // replaced is the Target of a regular or missing file at p, whose folder
 // must be one (or, with mkdirs, be missing).
 func replaced(name, p string, mkdirs bool) (Target, error) {
+	if strings.Contains(p, "..") {
+		// The folder is the one the kernel finds, not the one the name
+		// spells once cleaned (a2/../f, a2 a linked folder): the
+		// temporary file goes there.
+		if real, err := filepath.EvalSymlinks(linkFolder(p)); err == nil {
+			p = filepath.Join(real, filepath.Base(p))
+		}
+	}
 	dir := filepath.Dir(p)
 	info, err := os.Stat(dir)
 	switch {

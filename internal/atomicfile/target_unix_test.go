@@ -97,6 +97,69 @@ func TestDescriptorN(t *testing.T) {
 	}
 }
 
+// TestRelativeLinkUnderLinkedFolder: a relative link target is taken from
+// the folder the link really sits in, as the kernel takes it. Under a
+// linked folder a2 -> b/c, the link a2/l -> ../x names b/x, not the x
+// beside a2; the same goes for a link not yet pointing at anything, and
+// for a name that steps out of a linked folder with "..".
+func TestRelativeLinkUnderLinkedFolder(t *testing.T) {
+	dir := t.TempDir()
+	path := func(n string) string { return filepath.Join(dir, n) }
+	os.MkdirAll(path("b/c"), 0o755)
+	os.Symlink("b/c", path("a2"))
+	os.Symlink("../x", path("b/c/l"))
+	os.Symlink("../new", path("b/c/dangling"))
+	os.Symlink("x", path("b/n"))
+	os.WriteFile(path("x"), []byte("unrelated"), 0o644)
+	os.WriteFile(path("b/x"), []byte("old"), 0o644)
+	os.WriteFile(path("b/plain"), []byte("old"), 0o644)
+	os.WriteFile(path("plain"), []byte("unrelated"), 0o644)
+
+	for _, w := range []struct{ name, data, file string }{
+		{"a2/l", "via a2/l", "b/x"},
+		{"a2/dangling", "created", "b/new"},
+		{"a2/../n", "via a2/../n", "b/x"},
+		{"a2/../plain", "via a2/../plain", "b/plain"},
+	} {
+		// filepath.Join would clean the name's ".." away: it is built by hand.
+		name := dir + string(filepath.Separator) + w.name
+		tg, err := Resolve(name, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(name, []byte(w.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(path(w.file)); string(got) != w.data {
+			t.Errorf("write %s: %s holds %q, want %q", w.name, w.file, got, w.data)
+		}
+		// Compared once written, by identity: the temporary folder's own
+		// path may run through a link (macOS's /tmp).
+		if !Same(tg, Target{Kind: Replaced, File: path(w.file)}) {
+			t.Errorf("Resolve(%s) = %s, want %s", w.name, tg.File, path(w.file))
+		}
+		// The temporary file goes beside the file written.
+		got, _ := os.Stat(filepath.Dir(tg.File))
+		want, _ := os.Stat(filepath.Dir(path(w.file)))
+		if got == nil || want == nil || !os.SameFile(got, want) {
+			t.Errorf("Resolve(%s): the temporary file would go to %s, not beside %s", w.name, filepath.Dir(tg.File), w.file)
+		}
+	}
+	for _, n := range []string{"x", "plain"} {
+		if got, _ := os.ReadFile(path(n)); string(got) != "unrelated" {
+			t.Errorf("the unrelated %s beside a2 was replaced: it holds %q", n, got)
+		}
+	}
+	if _, err := os.Lstat(path("new")); err == nil {
+		t.Errorf("the dangling link's write landed beside a2")
+	}
+	for _, l := range []string{"a2", "b/c/l", "b/c/dangling", "b/n"} {
+		assertKind(t, path(l), os.ModeSymlink)
+	}
+	assertNoTemps(t, dir)
+	assertNoTemps(t, path("b"))
+}
+
 func assertKind(t *testing.T, path string, want os.FileMode) {
 	t.Helper()
 	info, err := os.Lstat(path)

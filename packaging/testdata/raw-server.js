@@ -8,6 +8,9 @@
 //                                           SIGTERM; on SIGTERM writes
 //                                           MARKER and exits 42; exits 0
 //                                           when its stdin ends
+//   node raw-server.js signal SIG MARKER    the same for signal SIG (SIGUSR1:
+//                                           a listener keeps Node's
+//                                           inspector shut)
 'use strict';
 const fs = require('node:fs');
 
@@ -31,10 +34,10 @@ if (mode === 'bytes') {
     wrote = true;
     finish();
   });
-} else if (mode === 'term') {
-  const [marker] = args;
-  process.on('SIGTERM', () => {
-    fs.writeFileSync(marker, 'SIGTERM\n');
+} else if (mode === 'term' || mode === 'signal') {
+  const [sig, marker] = mode === 'term' ? ['SIGTERM', ...args] : args;
+  process.on(sig, () => {
+    fs.writeFileSync(marker, `${sig}\n`);
     process.exit(42);
   });
   process.stdin.on('end', () => process.exit(0));

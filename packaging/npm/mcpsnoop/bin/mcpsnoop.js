@@ -30,13 +30,25 @@ const PLATFORMS = {
 
 // The signals passed on. A Ctrl-C in a terminal reaches the launcher and
 // the binary both (they share a process group, so that the binary keeps
-// the terminal), and the binary then sees SIGINT twice. On Windows a
+// the terminal), and the binary then sees SIGINT twice. SIGUSR1 is Node's
+// own: without a listener it opens the inspector (on 127.0.0.1:9229) in the
+// launcher; with one it is the binary's, like the others. On Windows a
 // console's Ctrl-C and close reach every process on it, and "sending" a
 // signal there ends the process at once: the launcher only waits for the
 // binary, which shuts down the way it chooses.
 const WINDOWS = process.platform === 'win32';
-const FORWARDED = WINDOWS ? [] : ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR2'];
+const FORWARDED = WINDOWS ? [] : ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
 const WAIT_ONLY = WINDOWS ? ['SIGINT', 'SIGBREAK', 'SIGHUP'] : [];
+
+// The signals the launcher raises on itself when the binary died of one:
+// those that end a process by default and that Node leaves alone. Node
+// takes SIGUSR1 for its inspector and ignores SIGPIPE, and SIGSEGV, SIGBUS,
+// SIGFPE and SIGILL are a crash's (Node may handle them itself): for those
+// the launcher exits 128+n, as a shell reports a child killed by n.
+const RERAISED = new Set([
+  'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGTERM', 'SIGKILL', 'SIGUSR2', 'SIGALRM', 'SIGABRT',
+  'SIGXCPU', 'SIGXFSZ', 'SIGVTALRM',
+]);
 
 function fail(message) {
   process.stderr.write(`mcpsnoop: ${message}\n`);
@@ -49,7 +61,10 @@ function binaryPath() {
     if (!fs.existsSync(override)) {
       fail(`MCPSNOOP_BINARY is ${JSON.stringify(override)}, which does not exist`);
     }
-    return override;
+    // A name without a slash is the file in the current folder that was
+    // just found, not a program to look up in PATH (which may be this
+    // launcher).
+    return path.resolve(override);
   }
   const key = `${process.platform}-${process.arch}`;
   const pkg = PLATFORMS[key];
@@ -192,12 +207,18 @@ function main() {
   child.on('error', (err) => fail(`cannot run ${bin}: ${err.message}`));
   child.on('exit', (code, signal) => {
     if (signal) {
-      // Die of the same signal, so that our parent sees what happened; a
-      // signal that does not end a process leaves the shell's 128+n.
-      for (const sig of Object.keys(handlers)) {
-        process.removeListener(sig, handlers[sig]);
-      }
+      // Die of the same signal, so that our parent sees what happened;
+      // a signal Node keeps for itself, or one that might not end the
+      // launcher, leaves the shell's 128+n. Only the signal raised loses
+      // its listener: a SIGUSR1 arriving meanwhile must not open the
+      // inspector.
       const status = 128 + (os.constants.signals[signal] || 0);
+      if (!RERAISED.has(signal)) {
+        process.exit(status);
+      }
+      if (handlers[signal]) {
+        process.removeListener(signal, handlers[signal]);
+      }
       try {
         process.kill(process.pid, signal);
       } catch {
