@@ -85,8 +85,13 @@ func (b *build) make() {
 		if runtime.GOOS == "windows" {
 			b.path += ".exe"
 		}
-		args := append(append([]string{"build", "-o", b.path}, b.flags...), b.abs)
-		b.out, b.err = exec.Command("go", args...).CombinedOutput()
+		// Run in the package's own folder: a test may have changed the
+		// process's working directory (t.Chdir) to one outside the module
+		// while the background builder runs.
+		args := append(append([]string{"build", "-o", b.path}, b.flags...), ".")
+		cmd := exec.Command("go", args...)
+		cmd.Dir = b.abs
+		b.out, b.err = cmd.CombinedOutput()
 	})
 }
 

@@ -90,3 +90,21 @@ func (f *fakeT) Fatalf(format string, args ...any) {
 	f.failed, f.msg = true, fmt.Sprintf(format, args...)
 	runtime.Goexit()
 }
+
+// A build queued before a test moves the process to a folder outside the
+// module (t.Chdir) is made there all the same: the background builder runs
+// while such tests do.
+func TestBuildAfterChdir(t *testing.T) {
+	b, err := get("./testdata/hello", []string{"-ldflags=-X main.greeting=moved"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	b.make()
+	if b.err != nil {
+		t.Fatalf("go build after a chdir: %v\n%s", b.err, b.out)
+	}
+	if got := output(t, b.path); got != "moved" {
+		t.Errorf("it says %q", got)
+	}
+}
