@@ -1,21 +1,20 @@
 #!/usr/bin/env bash
 # Throughput and peak memory of `mcpsnoop check` on realistic logs written by
-# ../shared/bench/gen.py (deterministic). Usage:
+# bench/gen (deterministic; the same bytes as ../shared/bench/gen.py). Usage:
 #   bench/check.sh [N ...]        default: 10000 100000 1000000 tool calls
 # Each log is generated into a temporary folder and deleted right after its
-# run (the 1,000,000-call log is about 4.2 GB). Needs python3 and GNU time.
+# run (the 1,000,000-call log is about 4.2 GB). Needs Go and GNU time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-gen=${GEN:-../shared/bench/gen.py}
-[ -f "$gen" ] || { echo "bench: $gen not found (set GEN=path/to/gen.py)"; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench: needs GNU time at /usr/bin/time (apt-get install time)"; exit 2; }
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000 1000000)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 go build -o "$work/mcpsnoop" ./cmd/mcpsnoop
+go build -o "$work/gen" ./bench/gen
 printf '%-9s %-6s %10s %9s %10s %12s\n' calls wire log_MB seconds MB_per_s peak_RSS_MB
 for n in "${sizes[@]}"; do
   log="$work/bench-$n.jsonl"
-  python3 "$gen" "$n" "$log" 2>/dev/null
+  "$work/gen" "$n" "$log" 2>/dev/null
   bytes=$(stat -c %s "$log")
   cat "$log" >/dev/null   # warm the page cache so the disk is not measured
   # Without and with schema validation (--fail-on ...,wire), one after the other.

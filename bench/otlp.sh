@@ -6,21 +6,20 @@
 # case: every request hangs until its timeout, the queue fills, spans are
 # dropped); for scale, also with a collector that answers at once (what
 # tracing itself costs: the spans are made either way). One run, 3 interleaved rounds (configuration order rotated per
-# round), K sequential tools/call each (../shared/bench/rtt driver and echo
-# server). Usage:
+# round), K sequential tools/call each (bench/rtt's driver and echo server).
+# Usage:
 #   bench/otlp.sh [K]          (default 5000; BENCH_DIR keeps the work folder)
 # Prints each round's p50s and the added p50 per configuration (median of
 # the rounds), and the shim's own report of the spans it dropped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rtt=${BENCH_RTT:-../shared/bench/rtt}
-[ -d "$rtt" ] || { echo "bench: $rtt not found (set BENCH_RTT=path/to/bench/rtt)"; exit 2; }
 k=${1:-5000}
 work=${BENCH_DIR:-$(mktemp -d)}
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin" "$work/home"
 go build -o "$work/bin/mcpsnoop" ./cmd/mcpsnoop
-(cd "$rtt" && go build -o "$work/bin/driver" ./driver && go build -o "$work/bin/echoserver" ./echoserver)
+go build -o "$work/bin/driver" ./bench/rtt/driver
+go build -o "$work/bin/echoserver" ./bench/rtt/echoserver
 MCPSNOOP_HOME="$work/home" WORK="$work" K="$k" python3 - <<'PY'
 import json, os, socket, statistics, subprocess, threading
 

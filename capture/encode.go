@@ -65,11 +65,13 @@ func skipToWS(b []byte, i int) int {
 	return i
 }
 
-// frameEncoder writes stdio frames as log lines.
+// frameEncoder writes frames as log lines, every field of Frame in its
+// order, as encoding/json would (omitempty included).
 type frameEncoder struct {
 	prefix []byte // {"session_id":...,"server_label":...,"seq":
 	str    bytes.Buffer
 	strEnc *json.Encoder
+	raw    bytes.Buffer // scratch for compacting a reply_to
 }
 
 func newFrameEncoder(sessionID, label string) *frameEncoder {
@@ -103,13 +105,19 @@ func (e *frameEncoder) appendString(dst []byte, s string) []byte {
 	return append(dst, bytes.TrimSuffix(e.str.Bytes(), []byte{'\n'})...)
 }
 
-// handles reports whether f uses only the fields appendFrame writes (those
-// a stdio capture produces); others go through encoding/json.
+// handles reports whether appendFrame can write f: a timestamp
+// encoding/json can write (years 0 to 9999), and a reply_to that is JSON.
+// Others go through encoding/json, which fails on them as it should.
 func (e *frameEncoder) handles(f *Frame) bool {
-	return f.McpMethod == "" && f.McpName == "" && f.McpProtocolVersion == "" && len(f.McpParamHeaders) == 0 &&
-		!f.Batch && f.ConnID == "" && f.Status == 0 && f.AuthChallenge == "" && f.ContentType == "" &&
-		f.Accept == "" && f.Origin == "" && len(f.ReplyTo) == 0 && f.LastSeq == 0 && f.Dropped == 0 &&
-		f.TS.Year() >= 0 && f.TS.Year() <= 9999
+	if f.TS.Year() < 0 || f.TS.Year() > 9999 {
+		return false
+	}
+	if len(f.ReplyTo) > 0 {
+		if _, ok := CompactJSON(f.ReplyTo, &e.raw); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // appendFrame appends f, whose SessionID and ServerLabel are the encoder's
@@ -127,18 +135,69 @@ func (e *frameEncoder) appendFrame(dst []byte, f *Frame) []byte {
 		dst = append(dst, `,"raw":`...)
 		dst = append(dst, f.Raw...)
 	}
-	if f.Text != "" {
-		dst = append(dst, `,"text":`...)
-		dst = e.appendString(dst, f.Text)
+	dst = e.appendField(dst, `,"text":`, f.Text)
+	dst = e.appendField(dst, `,"mcp_method":`, f.McpMethod)
+	dst = e.appendField(dst, `,"mcp_name":`, f.McpName)
+	dst = e.appendField(dst, `,"mcp_protocol_version":`, f.McpProtocolVersion)
+	if len(f.McpParamHeaders) > 0 {
+		dst = append(dst, `,"mcp_param_headers":[`...)
+		for i, h := range f.McpParamHeaders {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"name":`...)
+			dst = e.appendString(dst, h.Name)
+			dst = append(dst, `,"value":`...)
+			dst = e.appendString(dst, h.Value)
+			if h.Redacted {
+				dst = append(dst, `,"redacted":true`...)
+			}
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
 	}
-	if f.Truncated {
-		dst = append(dst, `,"truncated":true`...)
+	dst = appendTrue(dst, `,"batch":true`, f.Batch)
+	dst = e.appendField(dst, `,"conn_id":`, f.ConnID)
+	dst = appendTrue(dst, `,"truncated":true`, f.Truncated)
+	dst = appendTrue(dst, `,"redacted":true`, f.Redacted)
+	if f.Status != 0 {
+		dst = append(dst, `,"status":`...)
+		dst = strconv.AppendInt(dst, int64(f.Status), 10)
 	}
-	if f.Redacted {
-		dst = append(dst, `,"redacted":true`...)
+	dst = e.appendField(dst, `,"auth_challenge":`, f.AuthChallenge)
+	dst = e.appendField(dst, `,"content_type":`, f.ContentType)
+	dst = e.appendField(dst, `,"accept":`, f.Accept)
+	dst = e.appendField(dst, `,"origin":`, f.Origin)
+	if len(f.ReplyTo) > 0 {
+		raw, _ := CompactJSON(f.ReplyTo, &e.raw) // checked by handles
+		dst = append(dst, `,"reply_to":`...)
+		dst = append(dst, raw...)
 	}
-	if f.RedactionSkipped {
-		dst = append(dst, `,"redaction_skipped":true`...)
+	dst = appendTrue(dst, `,"redaction_skipped":true`, f.RedactionSkipped)
+	if f.LastSeq != 0 {
+		dst = append(dst, `,"last_seq":`...)
+		dst = strconv.AppendUint(dst, f.LastSeq, 10)
+	}
+	if f.Dropped != 0 {
+		dst = append(dst, `,"dropped":`...)
+		dst = strconv.AppendUint(dst, f.Dropped, 10)
 	}
 	return append(dst, '}', '\n')
+}
+
+// appendField appends a string member, unless s is empty (omitempty).
+func (e *frameEncoder) appendField(dst []byte, name, s string) []byte {
+	if s == "" {
+		return dst
+	}
+	dst = append(dst, name...)
+	return e.appendString(dst, s)
+}
+
+// appendTrue appends a boolean member that is true (omitempty).
+func appendTrue(dst []byte, member string, b bool) []byte {
+	if b {
+		dst = append(dst, member...)
+	}
+	return dst
 }

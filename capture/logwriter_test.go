@@ -246,6 +246,50 @@ func TestFrameEncoderMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// HTTP frames and closing frames too: every field, in order, omitempty.
+func TestFrameEncoderMatchesEncodingJSONEveryField(t *testing.T) {
+	base := Frame{SessionID: "h-1-aaaaaaaaaaaa", ServerLabel: "127.0.0.1:8080", Seq: 7,
+		TS: time.Date(2026, 11, 29, 10, 43, 34, 5000, time.UTC), Direction: ServerToClient, Transport: TransportHTTP}
+	params := []ParamHeader{{Name: "Mcp-Param-A", Value: "1"}, {Name: "Mcp-Param-B", Value: "x\ty", Redacted: true}}
+	frames := []Frame{
+		{McpMethod: "tools/call", McpName: "wé\"ird<>", McpProtocolVersion: "2026-07-28", Batch: true, ConnID: "127.0.0.1:5555",
+			McpParamHeaders: params, Raw: json.RawMessage(`{"jsonrpc":"2.0","id":1}`)},
+		{Status: 401, AuthChallenge: `Bearer realm="mcp", error="invalid_token"`, ContentType: "application/json; charset=utf-8",
+			ReplyTo: json.RawMessage(`"abc"`), Truncated: true, Text: "{\"partial"},
+		{Status: 202, Accept: "application/json, text/event-stream", Origin: "http://localhost:3000", ReplyTo: json.RawMessage(` 17 `)},
+		{Status: -1, ReplyTo: json.RawMessage(`{"a" : [1, 2]}`), Redacted: true, RedactionSkipped: true},
+		{Direction: Meta, LastSeq: 41, Dropped: 3},
+		{McpParamHeaders: []ParamHeader{}, ReplyTo: json.RawMessage{}, Raw: json.RawMessage{}},
+	}
+	for i, d := range frames {
+		f := d
+		f.SessionID, f.ServerLabel, f.Seq, f.TS, f.Transport = base.SessionID, base.ServerLabel, base.Seq+uint64(i), base.TS, base.Transport
+		if f.Direction == "" {
+			f.Direction = base.Direction
+		}
+		fe := newFrameEncoder(f.SessionID, f.ServerLabel)
+		if !fe.handles(&f) {
+			t.Fatalf("encoder does not handle %+v", f)
+		}
+		got := fe.appendFrame(nil, &f)
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(&f); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("frame %d:\ngot  %s\nwant %s", i, got, want.Bytes())
+		}
+	}
+	// A reply_to that is no JSON is left to encoding/json (which refuses it).
+	f := base
+	f.ReplyTo = json.RawMessage(`{`)
+	if newFrameEncoder(f.SessionID, f.ServerLabel).handles(&f) {
+		t.Error("the encoder takes a reply_to that is not JSON")
+	}
+}
+
 func TestCompactJSON(t *testing.T) {
 	tests := []struct {
 		in, want string

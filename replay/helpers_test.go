@@ -2,37 +2,35 @@ package replay
 
 import (
 	"context"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/diff"
+	"github.com/mcpsnoop/mcpsnoop/internal/testbin"
 	"github.com/mcpsnoop/mcpsnoop/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The programs the tests run, built once per test process: mcpsnoop (the
-// shim every stdio replay goes through) and the test server in its two
-// builds.
-var bins struct {
-	once               sync.Once
-	dir                string
-	shim, server, next string
-	err                error
-	out                []byte
-}
-
+// The programs the tests run are built once per test process (testbin):
+// mcpsnoop (the shim every stdio replay goes through) and the test server
+// in its two builds; when every test runs, in the background from the
+// start.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	for _, dir := range []string{bins.dir, benchRecording.dir} {
-		if dir != "" {
-			os.RemoveAll(dir)
+	flag.Parse()
+	if testbin.AllTests() {
+		for _, p := range programList {
+			testbin.Start(p.pkg, p.flags...)
 		}
+	}
+	code := testbin.Run(m)
+	if benchRecording.dir != "" {
+		os.RemoveAll(benchRecording.dir)
 	}
 	os.Exit(code)
 }
@@ -43,27 +41,22 @@ func programs(t testing.TB) (shim, v1, v2 string) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	bins.once.Do(func() {
-		if bins.dir, bins.err = os.MkdirTemp("", "mcpsnoop-replay-bin-"); bins.err != nil {
-			return
-		}
-		bins.shim = filepath.Join(bins.dir, "mcpsnoop")
-		bins.server = filepath.Join(bins.dir, "replayserver-v1")
-		bins.next = filepath.Join(bins.dir, "replayserver-v2")
-		for _, b := range [][]string{
-			{"build", "-o", bins.shim, "../cmd/mcpsnoop"},
-			{"build", "-o", bins.server, "./testdata/replayserver"},
-			{"build", "-ldflags", "-X main.variant=" + testserver.V2, "-o", bins.next, "./testdata/replayserver"},
-		} {
-			if bins.out, bins.err = exec.Command("go", b...).CombinedOutput(); bins.err != nil {
-				return
-			}
-		}
-	})
-	if bins.err != nil {
-		t.Fatalf("go build: %v\n%s", bins.err, bins.out)
+	var paths [3]string
+	for i, p := range programList {
+		paths[i] = testbin.Build(t, p.pkg, p.flags...)
 	}
-	return bins.shim, bins.server, bins.next
+	return paths[0], paths[1], paths[2]
+}
+
+// programList is what programs builds: the shim, the test server as is
+// and changed.
+var programList = [3]struct {
+	pkg   string
+	flags []string
+}{
+	{"../cmd/mcpsnoop", nil},
+	{"./testdata/replayserver", nil},
+	{"./testdata/replayserver", []string{"-ldflags=-X main.variant=" + testserver.V2}},
 }
 
 func withTimeout(t *testing.T) context.Context {

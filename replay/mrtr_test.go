@@ -36,6 +36,7 @@ func retries(t *testing.T, log string) (answers []string, states []string) {
 // replays with the recorded answers, round by round, echoing the state
 // the live server issued, and verifies the same.
 func TestReplayMRTRRecordedBySDK(t *testing.T) {
+	t.Log("records an MRTR session with the SDK through the shim, then replays it")
 	_, v1, _ := programs(t)
 	rec := load(t, record(t, v1, "", func(ctx context.Context, t *testing.T, cs *mcp.ClientSession) {
 		if _, err := cs.ListTools(ctx, nil); err != nil {

@@ -77,6 +77,7 @@ func TestVerifySameBuild(t *testing.T) {
 // changed result (with the JSON path that changed), the slower tool and
 // the call that fails now.
 func TestVerifyChangedBuild(t *testing.T) {
+	t.Log("records with the SDK through the shim, verifies against a changed build")
 	_, v1, v2 := programs(t)
 	rec := load(t, record(t, v1, "2025-11-25", everyTool))
 	_, v := replayJudged(t, rec, []string{v2}, Options{}, VerifyOptions{}) // diff's thresholds: v2's slow sleeps a second

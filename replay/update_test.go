@@ -32,6 +32,7 @@ func seqsGapless(t *testing.T, path string) {
 // frames, and the call to the tool the build no longer offers goes. The
 // updated recording then verifies against the new build.
 func TestUpdateMergesTheReplay(t *testing.T) {
+	t.Log("records with the SDK through the shim, replays against a changed build, updates the recording")
 	_, v1, v2 := programs(t)
 	path := record(t, v1, "2025-11-25", everyTool)
 	rec := load(t, path)

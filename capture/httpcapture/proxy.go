@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -20,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
@@ -92,18 +94,34 @@ func NewProxy(o ProxyOptions) *Proxy {
 	if tr == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.DisableCompression = true
+		// Every request goes to one host: keep a connection per client
+		// exchange in flight idle for the next (the default keeps two, so
+		// a burst of concurrent calls would dial and close connections to
+		// the target on every burst).
+		t.MaxIdleConns, t.MaxIdleConnsPerHost = maxIdleConns, maxIdleConns
 		tr = t
 	}
 	p.rp = &httputil.ReverseProxy{
-		Rewrite:        p.rewrite,
-		Transport:      tr,
-		FlushInterval:  -1, // every chunk reaches the client at once
+		Rewrite:   p.rewrite,
+		Transport: tr,
+		// Every chunk reaches the client at once: flushWriter flushes each
+		// write. Left to the reverse proxy (FlushInterval -1), a response
+		// with a Content-Length would cost two writes to the client (its
+		// headers, flushed from a goroutine of their own, then its body)
+		// where one does. Event streams and bodies of unknown length still
+		// have their headers flushed at once (the reverse proxy does that
+		// for them whatever FlushInterval says).
+		FlushInterval:  0,
 		ModifyResponse: p.modifyResponse,
 		ErrorHandler:   p.errorHandler,
 		ErrorLog:       discardLog,
 	}
 	return p
 }
+
+// maxIdleConns is how many idle connections to the target the proxy's own
+// transport keeps.
+const maxIdleConns = 256
 
 // ParseTarget checks a --target URL: http or https, with a host.
 func ParseTarget(s string) (*url.URL, error) {
@@ -258,8 +276,41 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = st.body
 		defer st.body.complete(false)
 	}
-	p.rp.ServeHTTP(w, r)
+	p.rp.ServeHTTP(&flushWriter{ResponseWriter: w, rc: http.NewResponseController(w)}, r)
 }
+
+// flushWriter sends every write of a response's body to the client at once.
+// The headers of a body with a Content-Length go out with its first bytes,
+// in one write (or when the exchange ends, for an empty body).
+type flushWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (w *flushWriter) Write(p []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(p)
+	if err == nil {
+		err = w.FlushError()
+	}
+	return n, err
+}
+
+// FlushError flushes what was written to the client: the error says it did
+// not get there. A writer that cannot flush (not an http.Server's) is
+// written through as it is.
+func (w *flushWriter) FlushError() error {
+	if err := w.rc.Flush(); !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
+}
+
+// Flush makes flushWriter an http.Flusher.
+func (w *flushWriter) Flush() { _ = w.FlushError() }
+
+// Unwrap lets http.ResponseController reach the client's writer (to hijack
+// it for an upgraded connection, to set deadlines).
+func (w *flushWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // rewrite points a request at the target.
 func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
@@ -407,9 +458,10 @@ func requestExchange(r *http.Request, conn string) *exchange {
 // it leaves the client's body open (the server closes it after the
 // handler), so that a body the transport never read can still be logged.
 type requestTap struct {
-	src io.ReadCloser
-	log *Log
-	t   capture.Ticket
+	src   io.ReadCloser
+	log   *Log
+	t     capture.Ticket
+	atEOF atomic.Bool // src said io.EOF: it is not read again
 
 	mu       sync.Mutex
 	cp       logCopy // the log's copy of the body so far
@@ -418,11 +470,22 @@ type requestTap struct {
 }
 
 func (b *requestTap) Read(p []byte) (int, error) {
+	if b.atEOF.Load() {
+		// The transport reads once more after the last byte (to check the
+		// body is no longer than its Content-Length), possibly after the
+		// handler returned and the server closed the client's body: that
+		// read must not fail, or the transport drops the connection to the
+		// target and the next request has to dial a new one.
+		return 0, io.EOF
+	}
 	// The lock is not held across the read: a client that stalls must not
 	// stall anything else that touches the tap.
 	n, err := b.src.Read(p)
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if err == io.EOF {
+		b.atEOF.Store(true)
+	}
 	if !b.finished {
 		b.observe(p[:n])
 		if err != nil {

@@ -58,8 +58,14 @@ type proxyRig struct {
 
 func newProxyRig(t *testing.T, target http.Handler) *proxyRig {
 	t.Helper()
+	return newProxyRigTo(t, httptest.NewServer(target))
+}
+
+// newProxyRigTo is newProxyRig with a target server already started.
+func newProxyRigTo(t *testing.T, target *httptest.Server) *proxyRig {
+	t.Helper()
 	r := &proxyRig{t: t, out: &memLog{}, warn: &syncBuffer{}}
-	r.target = httptest.NewServer(target)
+	r.target = target
 	u, err := url.Parse(r.target.URL + "/mcp")
 	if err != nil {
 		t.Fatal(err)

@@ -65,3 +65,9 @@ func (m *memLog) frames(t *testing.T) []capture.Frame {
 func newTestLog(out io.WriteCloser, warn io.Writer) *capture.LogWriter {
 	return capture.NewLogWriter(out, capture.LogOptions{SessionID: "srv-1-aaaaaaaaaaaa", Label: "srv", Path: "test.jsonl", Warn: warn})
 }
+
+func (m *memLog) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
+}

@@ -42,7 +42,7 @@ func TestPumpKeepsReadingWhenDestinationFails(t *testing.T) {
 	stream := strings.Repeat(`{"jsonrpc":"2.0","method":"x"}`+"\n", 1000)
 	src := &smallReader{data: []byte(stream), n: 100}
 	dst := &failWriter{}
-	pump(src, dst, w.Lines(capture.ServerToClient), nil)
+	pump(src, dst, w.Lines(capture.ServerToClient), nil, nil)
 	w.Close()
 	if dst.writes != 1 {
 		t.Errorf("%d writes to a failed destination", dst.writes)
@@ -66,7 +66,7 @@ func TestPumpForwardsExactly(t *testing.T) {
 				w = newTestLog(out, nil)
 				l = w.Lines(capture.ServerToClient)
 			}
-			pump(&smallReader{data: bytes.Clone(stream), n: n}, &dst, l, nil)
+			pump(&smallReader{data: bytes.Clone(stream), n: n}, &dst, l, nil, nil)
 			if !bytes.Equal(dst.Bytes(), stream) {
 				t.Fatalf("log %v, reads of %d: forwarded %q", logged, n, dst.Bytes())
 			}
@@ -127,7 +127,7 @@ func testPumpNumbersBeforeForwarding(t *testing.T, n int) {
 		fmt.Fprintf(&stream, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", id)
 	}
 	srv := &answerer{answers: w.Lines(capture.ServerToClient)}
-	pump(&smallReader{data: []byte(stream.String()), n: n}, srv, w.Lines(capture.ClientToServer), nil)
+	pump(&smallReader{data: []byte(stream.String()), n: n}, srv, w.Lines(capture.ClientToServer), nil, nil)
 	w.Close()
 	seen := map[string]bool{}
 	frames := out.frames(t)
@@ -158,7 +158,7 @@ func TestPumpClientGone(t *testing.T) {
 	var reasons []string
 	stream := `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" + `{"jsonrpc":"2.0","id":2,"result":{}}` + "\n" + `{"jsonrpc":"2.0","id":3,` + "\n" + strings.Repeat(`{"jsonrpc":"2.0","method":"x"}`+"\n", 100)
 	src := &smallReader{data: []byte(stream), n: 40}
-	pump(src, dst, w.Lines(capture.ServerToClient), func(err error) { reasons = append(reasons, err.Error()) })
+	pump(src, dst, w.Lines(capture.ServerToClient), func(err error) { reasons = append(reasons, err.Error()) }, nil)
 	w.Close()
 	if len(src.data) != 0 {
 		t.Errorf("%d bytes left unread", len(src.data))

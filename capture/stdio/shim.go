@@ -131,9 +131,12 @@ func (s *Shim) Run() (int, error) {
 		}
 	}
 	// The client's side is not waited for: once the server is gone there
-	// is nobody to forward to, whether or not the client has hung up.
+	// is nobody to forward to, whether or not the client has hung up. But
+	// a chunk it already forwarded is logged before the log is closed
+	// (clientGate): the request a crashing server read last is in the log.
+	clientGate := &logGate{}
 	go func() {
-		pump(s.Stdin, inW, split(capture.ClientToServer), nil)
+		pump(s.Stdin, inW, split(capture.ClientToServer), nil, clientGate)
 		inW.Close()
 	}()
 	var pumps sync.WaitGroup
@@ -142,9 +145,9 @@ func (s *Shim) Run() (int, error) {
 		defer pumps.Done()
 		pump(outR, s.Stdout, split(capture.ServerToClient), func(err error) {
 			clientGone("writing to it failed: " + plainError(err))
-		})
+		}, nil)
 	}()
-	go func() { defer pumps.Done(); pump(errR, s.Stderr, split(capture.Stderr), nil) }()
+	go func() { defer pumps.Done(); pump(errR, s.Stderr, split(capture.Stderr), nil, nil) }()
 	stopWatch := watchParent(ppid, clientGone)
 	s.supervise(cmd.Process, exited, gone, log, inW)
 	stopWatch()
@@ -162,6 +165,7 @@ func (s *Shim) Run() (int, error) {
 	}
 	closeAll(outR, errR)
 	if log != nil {
+		clientGate.close(drainGrace)
 		if lost := log.Close(); lost > 0 {
 			fmt.Fprintf(s.Stderr, "mcpsnoop: %d frame(s) were dropped from the log %s; it is incomplete\n", lost, log.Path())
 		}

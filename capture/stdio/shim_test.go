@@ -175,3 +175,73 @@ func TestShimLogOnFullDisk(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }
+
+// A server that exits right after reading a request (a crashing tool): the
+// request it read is in the log, with its seq, even when the shim reaches
+// its end while the client's pump is between forwarding the request and
+// handing it to the log. The pump is held there (testHookForwarded) until
+// the shim waits for it, or, were it not to wait, until the log is closed.
+func TestShimLogsTheRequestACrashingServerRead(t *testing.T) {
+	out := &memLog{}
+	gateWaits := make(chan struct{}, 1)
+	onWait := func() {
+		select {
+		case gateWaits <- struct{}{}:
+		default:
+		}
+	}
+	held := make(chan struct{}, 1)
+	onForwarded := func(g *logGate) {
+		if g == nil {
+			return // the server's side
+		}
+		select {
+		case held <- struct{}{}:
+		default:
+			return // only the first chunk is held
+		}
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case <-gateWaits:
+				return
+			case <-deadline:
+				return
+			case <-time.After(2 * time.Millisecond):
+				if out.isClosed() {
+					return
+				}
+			}
+		}
+	}
+	testHookGateWait.Store(&onWait)
+	testHookForwarded.Store(&onForwarded)
+	t.Cleanup(func() { testHookGateWait.Store(nil); testHookForwarded.Store(nil) })
+
+	var stdout, stderr lockedWriter
+	req := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"crash"}}` + "\n"
+	sh := &Shim{
+		Command: []string{"sh", "-c", "read line; exit 3"},
+		Stdin:   strings.NewReader(req), Stdout: &stdout, Stderr: &stderr,
+		OpenLog: func() *capture.LogWriter { return newTestLog(out, &stderr) },
+	}
+	code, err := sh.Run()
+	if err != nil || code != 3 {
+		t.Fatalf("exit %d: %v\n%s", code, err, stderr.String())
+	}
+	if len(held) == 0 {
+		t.Fatal("the request was never held between forwarding and logging")
+	}
+	frames := out.frames(t)
+	var got []string
+	for _, f := range frames {
+		got = append(got, fmt.Sprintf("%d %s %s", f.Seq, f.Direction, f.Raw))
+	}
+	want := []string{"1 meta", "2 c2s " + strings.TrimSuffix(req, "\n")}
+	if len(frames) != 2 || got[1] != want[1] || frames[0].Direction != capture.Meta {
+		t.Errorf("frames:\n%s\nwant the meta frame and the request (seq 2)\nstderr: %s", strings.Join(got, "\n"), stderr.String())
+	}
+	if strings.Contains(stderr.String(), "dropped") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}

@@ -27,6 +27,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/testbin"
 )
 
 const (
@@ -37,9 +39,29 @@ const (
 	movedSHA   = "4444444444444444444444444444444444444444" // v9.9.6 points here, its binary says relCommit
 )
 
-// releaseArchives are mcpsnoop built as a release (version and commit set
-// with -ldflags), archived as GoReleaser archives it (mcpsnoop and
-// README.md at the top), once per version.
+// releaseBuild is mcpsnoop built as a release is (-trimpath, no VCS stamp,
+// version, commit and date set with -ldflags; see .goreleaser.yaml), once
+// per version and commit. The compiled packages are those of the action's
+// own build step (-trimpath too), so each version costs a link. Unlike a
+// release, CGO is left as the machine has it: CGO_ENABLED=0 would compile
+// every package again, and what these tests read of the binary (what
+// `version` says) does not depend on it; the release's own archives are
+// tested end to end behind the e2e tag (packaging/).
+func releaseBuild(t testing.TB, version, commit string) string {
+	t.Helper()
+	return testbin.Build(t, ".", releaseFlags(version, commit)...)
+}
+
+// startReleaseBuild queues releaseBuild (testbin.Start).
+func startReleaseBuild(version, commit string) { testbin.Start(".", releaseFlags(version, commit)...) }
+
+func releaseFlags(version, commit string) []string {
+	return []string{"-trimpath", "-buildvcs=false",
+		"-ldflags=-s -w -X main.version=" + version + " -X main.commit=" + commit + " -X main.date=2026-12-01T09:00:00Z"}
+}
+
+// releaseArchives are release builds archived as GoReleaser archives them
+// (mcpsnoop and README.md at the top), once per version.
 var releaseArchives struct {
 	mu sync.Mutex
 	m  map[string]*releaseArchive
@@ -63,22 +85,8 @@ func releaseTarball(t testing.TB, version string) []byte {
 		releaseArchives.m[version] = ra
 	}
 	releaseArchives.mu.Unlock()
+	bin := releaseBuild(t, version, relCommit)
 	ra.once.Do(func() {
-		dir, err := os.MkdirTemp("", "mcpsnoop-release-")
-		if err != nil {
-			ra.err = err
-			return
-		}
-		defer os.RemoveAll(dir)
-		bin := filepath.Join(dir, "mcpsnoop")
-		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false",
-			"-ldflags=-s -w -X main.version="+version+" -X main.commit="+relCommit+" -X main.date=2026-12-01T09:00:00Z",
-			"-o", bin, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			ra.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
 		exe, err := os.ReadFile(bin)
 		if err != nil {
 			ra.err = err
@@ -299,6 +307,8 @@ func mustRead(t testing.TB, path string) []byte {
 // tag and to the commit of that release: it downloads and verifies the
 // release's binary, never sets up Go, and checks with that binary.
 func TestActionInstallsTheRelease(t *testing.T) {
+	t.Parallel()
+	t.Log("the action installs a release build served from loopback, then checks with it")
 	srv := newReleaseServer(t)
 	f := newActionFixture(t)
 	for _, ref := range []string{"v" + relVersion, relCommit} {
@@ -346,6 +356,8 @@ func TestActionInstallsTheRelease(t *testing.T) {
 // was made from: it falls back to setup-go and the build, and the built
 // mcpsnoop knows the commit it was pinned to.
 func TestActionBuildsWithoutARelease(t *testing.T) {
+	t.Parallel()
+	t.Log("the action builds mcpsnoop with its build step where no release is published")
 	srv := newReleaseServer(t)
 	f := newActionFixture(t)
 	j := installJob{ref: otherSHA, inputs: map[string]string{"session": "logs/pass/mrtr.jsonl"}}
@@ -383,6 +395,7 @@ func appVersionOfBuild(t *testing.T, bin string) string {
 // checksums.txt fails the job at the install step, and nothing is built in
 // its place.
 func TestActionRefusesABadChecksum(t *testing.T) {
+	t.Parallel()
 	srv := newReleaseServer(t)
 	f := newActionFixture(t)
 	j := installJob{ref: "v9.9.8", inputs: map[string]string{"session": "logs/pass/mrtr.jsonl"}}
@@ -405,6 +418,8 @@ func TestActionRefusesABadChecksum(t *testing.T) {
 // TestActionInstallStep covers the install step's other decisions, the
 // step alone.
 func TestActionInstallStep(t *testing.T) {
+	t.Parallel()
+	t.Log("the install step's outcomes: release, build, refusal")
 	srv := newReleaseServer(t)
 	const refused, building = "refused", "build"
 	for _, tc := range []struct {
@@ -479,6 +494,7 @@ func TestActionInstallStep(t *testing.T) {
 // the commit as the source digest too (the binary's own word on its commit
 // is no proof).
 func TestActionInstallAsksGhForTheAttestation(t *testing.T) {
+	t.Parallel()
 	srv := newReleaseServer(t)
 	for _, tc := range []struct {
 		ref   string

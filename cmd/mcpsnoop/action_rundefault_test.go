@@ -55,6 +55,7 @@ func sessionHeadings(summary string) []string {
 var untracedRun = []string{"files-97484-d23f128b2f33", "github-97485-1818892f902b", "search-97486-95315d9dc9f8"}
 
 func TestActionDefaultChecksTheNewestRun(t *testing.T) {
+	t.Parallel()
 	f := newActionFixture(t)
 	home := t.TempDir()
 	sessions := filepath.Join(home, "sessions")
@@ -96,6 +97,7 @@ func TestActionDefaultChecksTheNewestRun(t *testing.T) {
 }
 
 func TestActionLogDir(t *testing.T) {
+	t.Parallel()
 	f := newActionFixture(t)
 	home := t.TempDir() // empty: nothing may come from the state directory
 	for _, tc := range []struct {
@@ -132,6 +134,7 @@ func TestActionLogDir(t *testing.T) {
 // How the empty session input becomes arguments, against a stand-in
 // binary that records them.
 func TestActionDefaultSelectionArgs(t *testing.T) {
+	t.Parallel()
 	f := newActionFixture(t)
 	argsFile := filepath.Join(t.TempDir(), "args")
 	fake := filepath.Join(t.TempDir(), "mcpsnoop")

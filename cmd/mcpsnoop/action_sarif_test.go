@@ -48,6 +48,7 @@ func prFrom(repo string) map[string]any {
 }
 
 func TestActionUploadSARIF(t *testing.T) {
+	t.Parallel()
 	f := newActionFixture(t)
 	refused := errors.New("Resource not accessible by integration (HTTP 403)")
 	const pass, fail = "logs/pass/mrtr.jsonl", "logs/traced"
@@ -119,6 +120,7 @@ func TestActionUploadSARIF(t *testing.T) {
 }
 
 func TestActionCategory(t *testing.T) {
+	t.Parallel()
 	f := newActionFixture(t)
 	res, uploads := f.runSARIF(t, sarifRun{inputs: map[string]string{"session": "logs/pass/mrtr.jsonl", "category": "mcpsnoop-nightly"}})
 	if res.Failed || len(uploads) != 1 || uploads[0].category != "mcpsnoop-nightly" {

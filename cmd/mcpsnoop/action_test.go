@@ -56,6 +56,7 @@ func skipWithoutBash(t *testing.T) {
 }
 
 func TestActionMetadata(t *testing.T) {
+	t.Parallel()
 	m := loadAction(t)
 	if m.Runs.Using != "composite" {
 		t.Fatalf("runs.using = %q, want composite", m.Runs.Using)
@@ -266,6 +267,7 @@ func wantOutputsEqual(t *testing.T, res *actionResult, want map[string]string) {
 }
 
 func TestActionPassingCapture(t *testing.T) {
+	t.Parallel()
 	f := newActionFixture(t)
 	res, uploads := f.run(t, map[string]string{"session": "logs/pass/mrtr.jsonl"})
 	if res.Failed {
@@ -307,6 +309,7 @@ func TestActionPassingCapture(t *testing.T) {
 }
 
 func TestActionFailingCapture(t *testing.T) {
+	t.Parallel()
 	f := newActionFixture(t)
 	for _, tc := range []struct {
 		name   string
@@ -353,6 +356,7 @@ func TestActionFailingCapture(t *testing.T) {
 }
 
 func TestActionMissingCapture(t *testing.T) {
+	t.Parallel()
 	f := newActionFixture(t)
 	for _, session := range []string{"logs/nope.jsonl", "logs/none/*.jsonl"} {
 		t.Run(session, func(t *testing.T) {
@@ -375,6 +379,7 @@ func TestActionMissingCapture(t *testing.T) {
 }
 
 func TestActionAssertionsAndSwitches(t *testing.T) {
+	t.Parallel()
 	f := newActionFixture(t)
 	res, uploads := f.run(t, map[string]string{
 		"session":             "logs/pass/mrtr.jsonl",
@@ -419,6 +424,7 @@ func TestActionAssertionsAndSwitches(t *testing.T) {
 // TestActionInputMapping runs the check step against a stand-in binary
 // that records its arguments, to pin how every input becomes a flag.
 func TestActionInputMapping(t *testing.T) {
+	t.Parallel()
 	f := newActionFixture(t)
 	argsFile := filepath.Join(t.TempDir(), "args")
 	fake := filepath.Join(t.TempDir(), "mcpsnoop")
@@ -503,6 +509,7 @@ func runFakeRC(t *testing.T, f *actionFixture, rc string) (*actionResult, []uplo
 // scenario (different session ids, pids and timestamps) give the same
 // alerts: the same rules with the same fingerprints.
 func TestActionRecaptureFingerprints(t *testing.T) {
+	t.Parallel()
 	f := newActionFixture(t)
 	var prints [2][]string
 	for i, dir := range []string{"logs/traced", "logs/untraced"} {

@@ -1,43 +1,56 @@
 package main
 
 import (
+	"flag"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
+	"runtime"
+	"strconv"
 	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/testbin"
+	"github.com/mcpsnoop/mcpsnoop/internal/testserver"
 )
 
 // The tests that run mcpsnoop as a program (the shim under a client, the
-// viewer under tmux) share one build of it per test binary.
-var built struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-	out  []byte
-}
-
+// viewer under tmux, verify's replays, the action's install step) and the
+// test servers they run it with are built once per test process
+// (testbin), and removed at the end. When every test runs, the builds
+// start at once, in the background, so that they compile while the first
+// tests run: first the release build, the longest (-trimpath compiles
+// every package again; the action's tests, which run last, in parallel,
+// link what it compiled), then the others, which a test that needs one
+// sooner builds itself (each costs little more than a link).
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
+	flag.Parse()
+	// The parallel tests wait on processes, browsers, timeouts and builds
+	// far more than they compute: four at a time (or GOMAXPROCS, when it
+	// is more), unless -parallel says otherwise.
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(4, runtime.GOMAXPROCS(0))))
 	}
-	os.Exit(code)
+	if testbin.AllTests() {
+		startReleaseBuild(relVersion, relCommit)
+		testbin.Start(".")
+		if runtime.GOOS != "windows" { // the shim and verify tests are unix-only
+			testbin.Start("./testdata/sdkserver")
+			testbin.Start("./testdata/sdkclient")
+			testbin.Start(replayServer)
+			testbin.Start(replayServer, replayServerV2)
+		}
+	}
+	os.Exit(testbin.Run(m))
 }
 
-// mcpsnoopBinary builds mcpsnoop once and returns its path.
+// mcpsnoopBinary is mcpsnoop built from this package.
 func mcpsnoopBinary(t *testing.T) string {
 	t.Helper()
-	built.once.Do(func() {
-		if built.dir, built.err = os.MkdirTemp("", "mcpsnoop-test-bin-"); built.err != nil {
-			return
-		}
-		built.path = filepath.Join(built.dir, "mcpsnoop")
-		built.out, built.err = exec.Command("go", "build", "-o", built.path, ".").CombinedOutput()
-	})
-	if built.err != nil {
-		t.Fatalf("go build: %v\n%s", built.err, built.out)
-	}
-	return built.path
+	return testbin.Build(t, ".")
 }
+
+// The test server of the replay tests (internal/testserver), as is and
+// changed (testserver.V2).
+const replayServer = "../../replay/testdata/replayserver"
+
+var replayServerV2 = "-ldflags=-X main.variant=" + testserver.V2

@@ -75,6 +75,7 @@ func checkRendered(t *testing.T, dom string) {
 }
 
 func TestExportHTMLInChromium(t *testing.T) {
+	t.Log("the html export rendered in headless Chromium")
 	browser := chromium(t)
 	t.Chdir("../..")
 	t.Setenv("MCPSNOOP_HOME", t.TempDir())
@@ -89,6 +90,7 @@ func TestExportHTMLInChromium(t *testing.T) {
 	}
 
 	t.Run("injected payload stays text", func(t *testing.T) {
+		t.Parallel() // each page in a Chromium of its own
 		dom := renderDOM(t, browser, pages["store-example"], "")
 		checkRendered(t, dom)
 		if n := callRows(t, dom); n != 9 {
@@ -121,6 +123,7 @@ func TestExportHTMLInChromium(t *testing.T) {
 	})
 
 	t.Run("three sessions, one picker", func(t *testing.T) {
+		t.Parallel() // each page in a Chromium of its own
 		dom := renderDOM(t, browser, pages["run-traced"], "")
 		checkRendered(t, dom)
 		if n := strings.Count(dom, "<option "); n != 3 {
@@ -138,6 +141,7 @@ func TestExportHTMLInChromium(t *testing.T) {
 	})
 
 	t.Run("filter tokens", func(t *testing.T) {
+		t.Parallel() // each page in a Chromium of its own
 		for _, c := range []struct {
 			q    string
 			rows int
@@ -151,6 +155,7 @@ func TestExportHTMLInChromium(t *testing.T) {
 	})
 
 	t.Run("interactions and elicitations", func(t *testing.T) {
+		t.Parallel() // each page in a Chromium of its own
 		dom := renderDOM(t, browser, pages["elicit"], "")
 		checkRendered(t, dom)
 		for _, want := range []string{`id="interactions-table"`, `id="elicitations-table"`, "Choose a username for the new account", "username: string", "decline"} {

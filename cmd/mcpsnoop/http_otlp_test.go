@@ -18,6 +18,7 @@ import (
 // session it proxies, as the shim does; with the collector down the
 // traffic still passes byte for byte and every span is counted as lost.
 func TestHTTPCommandOTLP(t *testing.T) {
+	t.Log("mcpsnoop http streaming spans, with the collector up and down")
 	for _, collectorUp := range []bool{true, false} {
 		t.Run("collector-up="+strconv.FormatBool(collectorUp), func(t *testing.T) {
 			home := t.TempDir()

@@ -130,6 +130,7 @@ func TestMetricsHubUsage(t *testing.T) {
 // folder given as an argument; real sessions through the shim binary are
 // counted as they happen, a log already there at start is not.
 func TestMetricsHubShimTraffic(t *testing.T) {
+	t.Log("the metrics hub scraped while shims carry traffic")
 	bins := buildShimBinaries(t)
 	home, other := t.TempDir(), t.TempDir()
 	t.Setenv("MCPSNOOP_HOME", home)

@@ -151,6 +151,8 @@ func lost(t *testing.T, stderr string) (dropped, of, atExit int) {
 // 503 with Retry-After, slow, never answering) the traffic passes
 // unchanged and every span is either received or counted as lost.
 func TestShimOTLP(t *testing.T) {
+	t.Parallel()
+	t.Log("the shim streaming spans to collectors that work, fail, stall and come back")
 	bins := buildShimBinaries(t)
 
 	t.Run("delivered", func(t *testing.T) {

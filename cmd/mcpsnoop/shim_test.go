@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/internal/testbin"
 )
 
 // The shim's tests run the real mcpsnoop binary in front of a real server
@@ -43,6 +44,7 @@ func TestShim(t *testing.T) {
 	tests = append(tests, shimFaultTests...)
 	tests = append(tests, shimLifetimeTests...)
 	tests = append(tests, shimLogDirTests...)
+	t.Logf("the shim binary in front of the SDK test server: %d scenarios", len(tests))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, bins) })
 	}
@@ -54,14 +56,7 @@ type shimBins struct {
 
 func buildShimBinaries(t *testing.T) shimBins {
 	t.Helper()
-	dir := t.TempDir()
-	b := shimBins{shim: mcpsnoopBinary(t), server: filepath.Join(dir, "sdkserver"), client: filepath.Join(dir, "sdkclient")}
-	for _, prog := range []string{b.server, b.client} {
-		if out, err := exec.Command("go", "build", "-o", prog, "./testdata/"+filepath.Base(prog)).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", filepath.Base(prog), err, out)
-		}
-	}
-	return b
+	return shimBins{shim: mcpsnoopBinary(t), server: testbin.Build(t, "./testdata/sdkserver"), client: testbin.Build(t, "./testdata/sdkclient")}
 }
 
 // shimProc is a running shim driven over raw pipes.

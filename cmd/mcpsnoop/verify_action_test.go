@@ -15,6 +15,8 @@ import (
 // against a server command (run by bash), files the SARIF, writes the
 // summary, and fails the job on a regression, after the upload.
 func TestActionVerifyMode(t *testing.T) {
+	t.Parallel()
+	t.Log("the action in verify mode: records with the shim, replays against a changed build")
 	f := newActionFixture(t)
 	v1, v2 := replayServerBins(t)
 	if err := os.MkdirAll(filepath.Join(f.workspace, "recordings"), 0o755); err != nil {
@@ -95,6 +97,7 @@ func TestActionVerifyMode(t *testing.T) {
 // How the verify inputs become mcpsnoop verify's arguments, pinned with a
 // stand-in binary that records them.
 func TestActionVerifyInputMapping(t *testing.T) {
+	t.Parallel()
 	f := newActionFixture(t)
 	argsFile := filepath.Join(t.TempDir(), "args")
 	fake := filepath.Join(t.TempDir(), "mcpsnoop")

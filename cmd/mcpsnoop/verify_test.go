@@ -12,46 +12,20 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/mcpsnoop/mcpsnoop/internal/testserver"
+	"github.com/mcpsnoop/mcpsnoop/internal/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The test server's two builds (replay/testdata/replayserver), built once.
-var replayServers struct {
-	once   sync.Once
-	dir    string
-	v1, v2 string
-	err    error
-	out    []byte
-}
-
+// replayServerBins are the test server's two builds
+// (replay/testdata/replayserver): as is, and changed (testserver.V2).
 func replayServerBins(t *testing.T) (v1, v2 string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	replayServers.once.Do(func() {
-		if replayServers.dir, replayServers.err = os.MkdirTemp("", "mcpsnoop-verify-bin-"); replayServers.err != nil {
-			return
-		}
-		replayServers.v1 = filepath.Join(replayServers.dir, "replayserver-v1")
-		replayServers.v2 = filepath.Join(replayServers.dir, "replayserver-v2")
-		for _, args := range [][]string{
-			{"build", "-o", replayServers.v1, "../../replay/testdata/replayserver"},
-			{"build", "-ldflags", "-X main.variant=" + testserver.V2, "-o", replayServers.v2, "../../replay/testdata/replayserver"},
-		} {
-			if replayServers.out, replayServers.err = exec.Command("go", args...).CombinedOutput(); replayServers.err != nil {
-				return
-			}
-		}
-	})
-	if replayServers.err != nil {
-		t.Fatalf("go build replayserver: %v\n%s", replayServers.err, replayServers.out)
-	}
-	return replayServers.v1, replayServers.v2
+	return testbin.Build(t, replayServer), testbin.Build(t, replayServer, replayServerV2)
 }
 
 // useShim makes verify run stdio servers through the built mcpsnoop (the
@@ -123,6 +97,7 @@ func lineOf(t *testing.T, path, tool string) int {
 // naming each change, with every report agreeing; --update accepts the
 // new answers.
 func TestVerifyCommand(t *testing.T) {
+	t.Log("mcpsnoop verify replaying a recorded session against the test server, as is and changed")
 	v1, v2 := replayServerBins(t)
 	useShim(t)
 	home := t.TempDir()

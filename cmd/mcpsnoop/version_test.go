@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/testbin"
 )
 
 func TestSourceOf(t *testing.T) {
@@ -70,18 +72,10 @@ func TestSourceOf(t *testing.T) {
 // commit and date through -ldflags) and as a clone does (-buildvcs), and
 // reads what `mcpsnoop version` says.
 func TestVersionOfBuilds(t *testing.T) {
+	t.Parallel()
+	t.Log("builds mcpsnoop as a release and as a clone and reads `mcpsnoop version`")
 	if testing.Short() {
 		t.Skip("builds mcpsnoop twice")
-	}
-	dir := t.TempDir()
-	build := func(name string, args ...string) string {
-		t.Helper()
-		out := filepath.Join(dir, name)
-		cmd := exec.Command("go", append(append([]string{"build", "-o", out}, args...), ".")...)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %v: %v\n%s", args, err, b)
-		}
-		return out
 	}
 	version := func(bin string) string {
 		t.Helper()
@@ -93,8 +87,7 @@ func TestVersionOfBuilds(t *testing.T) {
 	}
 
 	const sha = "0123456789abcdef0123456789abcdef01234567"
-	rel := build("release", "-trimpath", "-buildvcs=false",
-		"-ldflags=-X main.version=9.8.7 -X main.commit="+sha+" -X main.date=2026-12-01T09:00:00Z")
+	rel := releaseBuild(t, "9.8.7", sha)
 	want := "mcpsnoop 9.8.7\n" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + "\ncommit " + sha + " (2026-12-01T09:00:00Z)\n"
 	if got := version(rel); got != want {
 		t.Errorf("release build says\n%s\nwant\n%s", got, want)
@@ -113,7 +106,7 @@ func TestVersionOfBuilds(t *testing.T) {
 		// a .git folder: it stamps nothing there.
 		t.Skip("a git worktree: the go command records VCS data only where .git is a folder")
 	}
-	clone := build("clone", "-buildvcs=true")
+	clone := testbin.Build(t, ".", "-buildvcs=true")
 	got := version(clone)
 	m := regexp.MustCompile(`(?m)^commit ([0-9a-f]{40}) \((\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)(, modified)?\)$`).FindStringSubmatch(got)
 	if m == nil || m[1] != strings.TrimSpace(string(head)) {

@@ -20,6 +20,8 @@ import (
 // (no second question); both replays land in the session's replay log,
 // the recorded answers stay where they are (the page names their line).
 func TestReplayKeyInTmux(t *testing.T) {
+	t.Parallel()
+	t.Log("the viewer's replay key in a tmux terminal, against the test server")
 	bin := mcpsnoopBinary(t)
 	home := t.TempDir()
 	rec := recordSession(t, t.TempDir())

@@ -86,6 +86,8 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // TestOpenViewerInTmux opens the store example, filters status:error,
 // inspects the failed call's answer, opens the tool panel and quits.
 func TestOpenViewerInTmux(t *testing.T) {
+	t.Parallel()
+	t.Log("mcpsnoop open in a tmux terminal")
 	bin := mcpsnoopBinary(t)
 	fixture, _ := filepath.Abs("../../fixtures/store-example.jsonl")
 	home := t.TempDir()
@@ -142,6 +144,8 @@ func TestOpenViewerInTmux(t *testing.T) {
 // then writes a session log the way a shim does, in two parts: the view
 // picks up the new log and then its answer.
 func TestLiveViewInTmux(t *testing.T) {
+	t.Parallel()
+	t.Log("the live view following a shim session in a tmux terminal")
 	bin := mcpsnoopBinary(t)
 	home := t.TempDir()
 	tt := startTmux(t, "MCPSNOOP_HOME="+shellQuote(home)+" "+shellQuote(bin))
@@ -176,6 +180,8 @@ func TestLiveViewInTmux(t *testing.T) {
 // recorded session until the script ends, and the session's stream holds
 // the failed and the slow calls.
 func TestDemoInTmux(t *testing.T) {
+	t.Parallel()
+	t.Log("mcpsnoop demo in a tmux terminal")
 	bin := mcpsnoopBinary(t)
 	tmp := t.TempDir()
 	tt := startTmux(t, "TMPDIR="+shellQuote(tmp)+" "+shellQuote(bin)+" demo")

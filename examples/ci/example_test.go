@@ -149,6 +149,7 @@ func goEnv(t *testing.T, key string) string {
 // that MCPSNOOP_HOME names (the agent does not pass it on), and the logs
 // must check clean and form one run.
 func TestRecipe(t *testing.T) {
+	t.Log("the CI recipe's steps under bash: the agent's servers through the shim, then check")
 	if runtime.GOOS == "windows" {
 		t.Skip("the recipe's steps are bash, for ubuntu runners")
 	}
