@@ -258,7 +258,7 @@ func (s *Shim) supervise(p *os.Process, exited <-chan struct{}, gone <-chan stri
 		case sig := <-s.Signals:
 			term(sig)
 		case why := <-gone:
-			gone = nil // once is enough
+			gone = nil           // once is enough
 			_ = serverIn.Close() // nothing more is forwarded to it
 			term(syscall.SIGTERM)
 			msg := "mcpsnoop: the client is gone (" + why + "); ending the server"
