@@ -75,8 +75,16 @@ type LogWriter struct {
 	warned   bool
 	wake     chan struct{}
 	finished chan struct{}
+	// A Close that waited CloseTimeout gives up on the writer (abandoned);
+	// see closeBound.
+	inIO      bool   // the writer goroutine is in a call to its output
+	held      uint64 // meanwhile: the frames it holds that are not written
+	abandoned bool
 
-	sink *logSink // the writer goroutine's
+	// The writer goroutine's own.
+	sink *logSink
+	owed uint64 // frames (or observations not yet framed) taken from the queue, neither in the sink's buffer nor counted
+	quit bool   // the writer was abandoned: do nothing more
 }
 
 // entry is one queued observation.
@@ -381,6 +389,12 @@ func (w *LogWriter) lose(n uint64, reason string) {
 // but never finished are lost), ends the log with the closing frame when
 // anything was lost, and closes the file. It returns how many frames were
 // lost in all.
+//
+// Close waits at most CloseTimeout for the log's output: one that takes
+// nothing (a FIFO nobody reads, a hung network file system) must not keep
+// the capture from ending. Past it, what was not written is counted as
+// lost, the log is left without its closing frame, and the writer's
+// goroutine is left to its stuck call (see closeBound).
 func (w *LogWriter) Close() uint64 {
 	w.mu.Lock()
 	if !w.closed {
@@ -392,7 +406,7 @@ func (w *LogWriter) Close() uint64 {
 		}
 	}
 	w.mu.Unlock()
-	<-w.finished
+	w.closeBound(closeTimeout)
 	return w.Lost()
 }
 
@@ -422,8 +436,18 @@ func (w *LogWriter) loop() {
 	s := w.sink
 	for {
 		w.mu.Lock()
+		if w.abandoned {
+			w.giveUpLocked()
+			w.mu.Unlock()
+			return
+		}
 		var wait time.Duration
 		batch, wait = w.popLocked(batch[:0])
+		for i := range batch {
+			if !batch[i].gap && !batch[i].drop {
+				w.owed++
+			}
+		}
 		if len(batch) == 0 {
 			if w.closed {
 				seq += w.skip
@@ -443,6 +467,9 @@ func (w *LogWriter) loop() {
 				w.mu.Unlock()
 				s.flush()
 				w.warnOnce()
+				if w.quit {
+					return
+				}
 				continue
 			}
 			w.waiting = true
@@ -480,13 +507,16 @@ func (w *LogWriter) loop() {
 				seq++
 			default:
 				var ob *Observation
+				w.owed--
 				if w.framer != nil {
 					ob = &Observation{TS: e.ts, Direction: e.dir, Data: e.data, Truncated: e.truncated, JSON: e.json, Info: e.info, w: w}
 					frames = w.framer.Frames(ob, frames[:0])
 				} else {
 					frames = append(frames[:0], lineFrame(e))
 				}
+				w.owed += uint64(len(frames))
 				for k := range frames {
+					w.owed--
 					seq++
 					f := &frames[k]
 					f.Seq, f.SessionID, f.ServerLabel = seq, w.sessionID, w.label
@@ -504,11 +534,17 @@ func (w *LogWriter) loop() {
 			}
 			e.slab.release()
 			*e = entry{} // let the observation's memory go
+			if w.quit {
+				return
+			}
 		}
 		if s.due() {
 			s.flush()
 		}
 		w.warnOnce()
+		if w.quit {
+			return
+		}
 	}
 }
 
@@ -605,14 +641,15 @@ func (w *LogWriter) popLocked(batch []entry) ([]entry, time.Duration) {
 // are any.
 func (w *LogWriter) warnOnce() {
 	w.mu.Lock()
-	if w.warned || w.lost == 0 {
+	if w.quit || w.warned || w.lost == 0 {
 		w.mu.Unlock()
 		return
 	}
 	w.warned = true
 	reason := w.reason
 	w.mu.Unlock()
-	if w.warn != nil {
+	if w.warn != nil && w.beginIO() {
 		fmt.Fprintf(w.warn, "mcpsnoop: warning: frames are being dropped from the log %s (%s); traffic is not affected\n", w.path, reason)
+		w.endIO()
 	}
 }
