@@ -38,7 +38,9 @@ const (
 //
 // Every lost observation leaves a gap in seq. Its place in the sequence is
 // fixed when it is captured: an observation dropped because the queue is
-// full, or because it did not fit the queue's memory budget, or because it
+// full, or because it did not fit the queue's memory budget (a piece of a
+// stream, AddStream, is kept up to twice it, its frames counted lost one
+// by one: see Observation.Over), or because it
 // was still open at Close, uses one seq that no frame carries; so does every
 // frame the file could not take, or that would have passed the log's size
 // bound (LogOptions.MaxSize). Lost counts them all, and when it is not zero
@@ -59,6 +61,7 @@ type LogWriter struct {
 	warn      io.Writer
 	framer    Framer
 	stall     time.Duration // 0: an open observation holds the line until it completes
+	maxBytes  int           // the queue's memory budget
 
 	mu       sync.Mutex
 	ring     []entry
@@ -99,6 +102,7 @@ type entry struct {
 	slab      *slab // holds data: released once written or dropped
 	skip      uint64
 	ready     bool // content known
+	over      bool // kept past the memory budget: its frames are lost (Observation.Over)
 	drop      bool // lost: leave one seq unused
 	gap       bool // only skip: the seqs lost just before a parked entry
 }
@@ -128,6 +132,10 @@ type Observation struct {
 	Truncated bool
 	JSON      bool // Data is compact JSON
 	Info      any  // what the capture attached to it
+	// Over: the observation (one of a stream, see AddStream) did not fit
+	// the queue's memory budget. The Framer reads it, to keep its state,
+	// and counts every frame it holds with Lose instead of making it.
+	Over bool
 
 	w    *LogWriter
 	lost uint64
@@ -139,6 +147,15 @@ type Observation struct {
 func (o *Observation) Lose(reason string) {
 	o.lost++
 	o.w.lose(1, reason)
+}
+
+// A DropFramer is a Framer that is told of each observation with an info
+// that was dropped after it took its place in the queue (it did not fit
+// the queue's memory budget, it stalled at the head of a full queue, or it
+// was still open at Close), on the writer's goroutine, in queue order: a
+// Framer that decodes a stream across observations must know of the hole.
+type DropFramer interface {
+	Dropped(info any)
 }
 
 // A Framer turns observations into frames, on the writer's goroutine.
@@ -172,6 +189,8 @@ type LogOptions struct {
 	Stall time.Duration
 	// Queue is how many observations the queue holds; QueueFrames when 0.
 	Queue int
+	// QueueMemory bounds the content bytes queued; QueueBytes when 0.
+	QueueMemory int
 }
 
 // NewLogWriter starts writing frames of the session o.SessionID to out,
@@ -181,9 +200,13 @@ func NewLogWriter(out io.WriteCloser, o LogOptions) *LogWriter {
 	if queue <= 0 {
 		queue = QueueFrames
 	}
+	maxBytes := o.QueueMemory
+	if maxBytes <= 0 {
+		maxBytes = QueueBytes
+	}
 	w := &LogWriter{
 		sessionID: o.SessionID, label: o.Label, transport: o.Transport, path: o.Path,
-		red: o.Redactor, warn: o.Warn, framer: o.Framer, stall: o.Stall,
+		red: o.Redactor, warn: o.Warn, framer: o.Framer, stall: o.Stall, maxBytes: maxBytes,
 		ring: make([]entry, queue), parkedG: map[any]int{},
 		wake: make(chan struct{}, 1), finished: make(chan struct{}),
 	}
@@ -242,6 +265,18 @@ func (w *LogWriter) Add(dir string, group, info any, data []byte, truncated bool
 	return ops[0].t
 }
 
+// AddStream queues a complete observation that is one piece of a stream
+// the Framer must see whole (a chunk of a compressed body: losing one
+// makes the rest undecodable). When it does not fit the queue's memory
+// budget it is still queued, up to twice the budget, marked Over: the
+// Framer reads it and counts its frames lost, one by one. Past twice the
+// budget it is dropped as any other; a DropFramer is told.
+func (w *LogWriter) AddStream(dir string, group, info any, data []byte) Ticket {
+	ops := [1]op{{kind: opAdd, group: group, info: info, data: data, stream: true}}
+	w.apply(dir, ops[:])
+	return ops[0].t
+}
+
 // op is one step of observing a stream, applied with others under one lock.
 type op struct {
 	kind      int
@@ -252,6 +287,7 @@ type op struct {
 	truncated bool
 	json      bool  // data is compact JSON (raw), not text
 	slab      *slab // data is in this slab: released once written or dropped
+	stream    bool  // AddStream
 }
 
 const (
@@ -359,17 +395,21 @@ func (w *LogWriter) fillLocked(e *entry, o *op) bool {
 		o.slab.release()
 		return false
 	}
-	if w.bytes+len(o.data) > QueueBytes {
+	over := w.bytes+len(o.data) > w.maxBytes
+	if over && (!o.stream || w.bytes+len(o.data) > 2*w.maxBytes) {
 		e.drop = true
 		o.slab.release()
-		w.loseLocked(1, "an observation did not fit the write queue's memory budget")
+		w.loseLocked(1, memoryReason)
 	} else {
-		e.data, e.truncated, e.json, e.slab = o.data, o.truncated, o.json, o.slab
+		e.data, e.truncated, e.json, e.slab, e.over = o.data, o.truncated, o.json, o.slab, over
 		w.bytes += len(o.data)
 	}
 	e.ready = true
 	return true
 }
+
+// memoryReason says why an observation past the memory budget is lost.
+const memoryReason = "an observation did not fit the write queue's memory budget"
 
 func (w *LogWriter) loseLocked(n uint64, reason string) {
 	w.lost += n
@@ -505,11 +545,14 @@ func (w *LogWriter) loop() {
 			case e.gap:
 			case e.drop:
 				seq++
+				if d, ok := w.framer.(DropFramer); ok && e.info != nil {
+					d.Dropped(e.info)
+				}
 			default:
 				var ob *Observation
 				w.owed--
 				if w.framer != nil {
-					ob = &Observation{TS: e.ts, Direction: e.dir, Data: e.data, Truncated: e.truncated, JSON: e.json, Info: e.info, w: w}
+					ob = &Observation{TS: e.ts, Direction: e.dir, Data: e.data, Truncated: e.truncated, JSON: e.json, Info: e.info, Over: e.over, w: w}
 					frames = w.framer.Frames(ob, frames[:0])
 				} else {
 					frames = append(frames[:0], lineFrame(e))
