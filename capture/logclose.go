@@ -2,8 +2,8 @@ package capture
 
 import "time"
 
-// CloseTimeout is how long LogWriter.Close waits for the log's output to
-// take what is left before it gives up on it.
+// CloseTimeout is how long LogWriter.Close lets one call to the log's
+// output go without returning before it gives up on the output.
 const CloseTimeout = 2 * time.Second
 
 // closeTimeout is CloseTimeout; tests shorten it.
@@ -14,30 +14,30 @@ func stalledReason(d time.Duration) string {
 	return "the log's output took nothing for " + d.String() + " at the end of the capture"
 }
 
-// closeBound waits up to d for the writer goroutine to finish. Past d it
-// abandons the writer. When the writer is in a call to its output (the
-// stalled write), everything it holds and everything still queued is
-// counted as lost here, and the writer, should the call ever return, does
-// nothing more. When it is not (it is busy framing a long queue), it sees
-// the abandonment at its next step, counts the same itself and stops; that
-// is waited for, as it involves no I/O.
+// closeBound waits for the writer goroutine to finish. A writer that is
+// busy (framing, redacting, writing to an output that takes what it is
+// given) is waited for: its work is bounded by the queue. A writer whose
+// call to its output has not returned for d is given up: everything it
+// holds and everything still queued is counted as lost here, and the
+// writer, should the call ever return, does nothing more.
 func (w *LogWriter) closeBound(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-w.finished:
-		return
-	case <-t.C:
-	}
-	w.mu.Lock()
-	w.abandoned = true
-	if w.inIO {
-		w.loseLocked(w.held+w.queuedLocked(), stalledReason(d))
+	tick := time.NewTicker(max(d/10, time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-w.finished:
+			return
+		case <-tick.C:
+		}
+		w.mu.Lock()
+		if w.inIO && time.Since(w.ioStart) >= d {
+			w.abandoned = true
+			w.loseLocked(w.held+w.queuedLocked(), stalledReason(d))
+			w.mu.Unlock()
+			return
+		}
 		w.mu.Unlock()
-		return
 	}
-	w.mu.Unlock()
-	<-w.finished
 }
 
 // queuedLocked counts the observations waiting in the queue that are not
@@ -57,29 +57,17 @@ func (w *LogWriter) queuedLocked() uint64 {
 	return n
 }
 
-// giveUpLocked is the writer goroutine seeing that Close abandoned it
-// while it was not in a call to its output: it counts what it holds and
-// what is queued as lost, and stops.
-func (w *LogWriter) giveUpLocked() {
-	w.loseLocked(w.owed+uint64(len(w.sink.ends))+w.queuedLocked(), stalledReason(closeTimeout))
-	w.quit = true
-}
-
 // beginIO is called by the writer goroutine before a call to its output
 // (or its warn writer) that may block: what it holds meanwhile is
-// published, for a Close that gives up waiting. It reports false when
-// Close already gave up: then the writer counts what it holds and stops.
+// published, for a Close that gives up waiting. It reports false once the
+// writer was given up.
 func (w *LogWriter) beginIO() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.quit {
 		return false
 	}
-	if w.abandoned {
-		w.giveUpLocked()
-		return false
-	}
-	w.inIO, w.held = true, w.owed+uint64(len(w.sink.ends))
+	w.inIO, w.held, w.ioStart = true, w.owed+uint64(len(w.sink.ends)), time.Now()
 	return true
 }
 

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -55,5 +56,38 @@ func TestLogWriterCloseIsBounded(t *testing.T) {
 				t.Errorf("after the stuck write: closed %v, %d frames", outClosed, len(out.frames(t)))
 			}
 		})
+	}
+}
+
+// slowLog is an output that takes every write, each after a pause.
+type slowLog struct {
+	memLog
+	pause time.Duration
+}
+
+func (s *slowLog) Write(p []byte) (int, error) {
+	time.Sleep(s.pause)
+	return s.memLog.Write(p)
+}
+
+// An output that is slow but takes what it is given is waited for, however
+// long the whole takes: only one call that does not return is given up on.
+func TestLogWriterCloseWaitsForASlowOutput(t *testing.T) {
+	defer func(d time.Duration) { closeTimeout = d }(closeTimeout)
+	closeTimeout = time.Second
+	// Each frame fills the write buffer, so each is a write of its own:
+	// 15 writes of a tenth of the bound each, past the bound in all.
+	out := &slowLog{pause: closeTimeout / 10}
+	w := NewLogWriter(out, LogOptions{SessionID: "s", Label: "l", Path: "slow.jsonl"})
+	line := []byte(strings.Repeat("x", WriteBuffer))
+	const n = 15
+	for range n {
+		w.Add(ClientToServer, nil, nil, line, false)
+	}
+	if lost := w.Close(); lost != 0 {
+		t.Errorf("lost %d", lost)
+	}
+	if got := len(out.frames(t)); got != n {
+		t.Errorf("%d frames, want %d", got, n)
 	}
 }

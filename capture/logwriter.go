@@ -78,10 +78,11 @@ type LogWriter struct {
 	warned   bool
 	wake     chan struct{}
 	finished chan struct{}
-	// A Close that waited CloseTimeout gives up on the writer (abandoned);
-	// see closeBound.
-	inIO      bool   // the writer goroutine is in a call to its output
-	held      uint64 // meanwhile: the frames it holds that are not written
+	// A Close that saw one call to the output last CloseTimeout gives up
+	// on the writer (abandoned); see closeBound.
+	inIO      bool      // the writer goroutine is in a call to its output
+	ioStart   time.Time // since when
+	held      uint64    // meanwhile: the frames it holds that are not written
 	abandoned bool
 
 	// The writer goroutine's own.
@@ -430,7 +431,8 @@ func (w *LogWriter) lose(n uint64, reason string) {
 // anything was lost, and closes the file. It returns how many frames were
 // lost in all.
 //
-// Close waits at most CloseTimeout for the log's output: one that takes
+// Close waits for the writer as long as it makes progress, but at most
+// CloseTimeout for one call to the log's output: an output that takes
 // nothing (a FIFO nobody reads, a hung network file system) must not keep
 // the capture from ending. Past it, what was not written is counted as
 // lost, the log is left without its closing frame, and the writer's
@@ -476,11 +478,6 @@ func (w *LogWriter) loop() {
 	s := w.sink
 	for {
 		w.mu.Lock()
-		if w.abandoned {
-			w.giveUpLocked()
-			w.mu.Unlock()
-			return
-		}
 		var wait time.Duration
 		batch, wait = w.popLocked(batch[:0])
 		for i := range batch {
