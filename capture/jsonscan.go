@@ -304,3 +304,35 @@ func ObjectMembers(raw []byte, fn func(name string, value []byte)) bool {
 		return true
 	}) >= 0
 }
+
+// tooDeep reports whether s opens a JSON object or array whose brackets,
+// counted outside strings, nest deeper than maxNesting: a message the
+// scanner (and encoding/json) refuses for its depth alone. One pass, no
+// recursion, whatever the depth.
+func tooDeep(s string) bool {
+	i := 0
+	for i < len(s) && isWS(s[i]) {
+		i++
+	}
+	if i == len(s) || s[i] != '{' && s[i] != '[' {
+		return false
+	}
+	depth := 0
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			if depth++; depth > maxNesting {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
+}

@@ -80,6 +80,9 @@ func newLogSink(w *LogWriter, out io.WriteCloser, max int64) *logSink {
 // add encodes a numbered, redacted frame into the buffer, or counts it as
 // lost.
 func (s *logSink) add(f *Frame) {
+	if s.w.quit {
+		return
+	}
 	full := s.broken || (s.max > 0 && s.written+int64(len(s.buf)) >= s.max)
 	if full && s.observe == nil {
 		s.loseFull()
@@ -139,7 +142,13 @@ func (s *logSink) due() bool { return time.Since(s.lastFlush) >= MaxFlushDelay }
 func (s *logSink) flush() {
 	s.lastFlush = time.Now()
 	if len(s.ends) > 0 {
+		if !s.w.beginIO() {
+			return
+		}
 		n, err := s.out.Write(s.buf)
+		if !s.w.endIO() {
+			return
+		}
 		if err == nil && n < len(s.buf) {
 			err = io.ErrShortWrite
 		}
@@ -174,6 +183,13 @@ func (s *logSink) flush() {
 // reader that knows neither field. Then the output is closed.
 func (s *logSink) close(lastSeq uint64) {
 	s.flush()
+	if s.w.quit {
+		return
+	}
+	if !s.w.beginIO() {
+		return
+	}
+	defer s.w.endIO()
 	if s.release != nil {
 		s.release()
 		s.release = nil

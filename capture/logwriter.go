@@ -38,7 +38,9 @@ const (
 //
 // Every lost observation leaves a gap in seq. Its place in the sequence is
 // fixed when it is captured: an observation dropped because the queue is
-// full, or because it did not fit the queue's memory budget, or because it
+// full, or because it did not fit the queue's memory budget (a piece of a
+// stream, AddStream, is kept up to twice it, its frames counted lost one
+// by one: see Observation.Over), or because it
 // was still open at Close, uses one seq that no frame carries; so does every
 // frame the file could not take, or that would have passed the log's size
 // bound (LogOptions.MaxSize). Lost counts them all, and when it is not zero
@@ -59,6 +61,7 @@ type LogWriter struct {
 	warn      io.Writer
 	framer    Framer
 	stall     time.Duration // 0: an open observation holds the line until it completes
+	maxBytes  int           // the queue's memory budget
 
 	mu       sync.Mutex
 	ring     []entry
@@ -75,8 +78,17 @@ type LogWriter struct {
 	warned   bool
 	wake     chan struct{}
 	finished chan struct{}
+	// A Close that saw one call to the output last CloseTimeout gives up
+	// on the writer (abandoned); see closeBound.
+	inIO      bool      // the writer goroutine is in a call to its output
+	ioStart   time.Time // since when
+	held      uint64    // meanwhile: the frames it holds that are not written
+	abandoned bool
 
-	sink *logSink // the writer goroutine's
+	// The writer goroutine's own.
+	sink *logSink
+	owed uint64 // frames (or observations not yet framed) taken from the queue, neither in the sink's buffer nor counted
+	quit bool   // the writer was abandoned: do nothing more
 }
 
 // entry is one queued observation.
@@ -91,6 +103,7 @@ type entry struct {
 	slab      *slab // holds data: released once written or dropped
 	skip      uint64
 	ready     bool // content known
+	over      bool // kept past the memory budget: its frames are lost (Observation.Over)
 	drop      bool // lost: leave one seq unused
 	gap       bool // only skip: the seqs lost just before a parked entry
 }
@@ -120,6 +133,10 @@ type Observation struct {
 	Truncated bool
 	JSON      bool // Data is compact JSON
 	Info      any  // what the capture attached to it
+	// Over: the observation (one of a stream, see AddStream) did not fit
+	// the queue's memory budget. The Framer reads it, to keep its state,
+	// and counts every frame it holds with Lose instead of making it.
+	Over bool
 
 	w    *LogWriter
 	lost uint64
@@ -131,6 +148,15 @@ type Observation struct {
 func (o *Observation) Lose(reason string) {
 	o.lost++
 	o.w.lose(1, reason)
+}
+
+// A DropFramer is a Framer that is told of each observation with an info
+// that was dropped after it took its place in the queue (it did not fit
+// the queue's memory budget, it stalled at the head of a full queue, or it
+// was still open at Close), on the writer's goroutine, in queue order: a
+// Framer that decodes a stream across observations must know of the hole.
+type DropFramer interface {
+	Dropped(info any)
 }
 
 // A Framer turns observations into frames, on the writer's goroutine.
@@ -164,6 +190,8 @@ type LogOptions struct {
 	Stall time.Duration
 	// Queue is how many observations the queue holds; QueueFrames when 0.
 	Queue int
+	// QueueMemory bounds the content bytes queued; QueueBytes when 0.
+	QueueMemory int
 }
 
 // NewLogWriter starts writing frames of the session o.SessionID to out,
@@ -173,9 +201,13 @@ func NewLogWriter(out io.WriteCloser, o LogOptions) *LogWriter {
 	if queue <= 0 {
 		queue = QueueFrames
 	}
+	maxBytes := o.QueueMemory
+	if maxBytes <= 0 {
+		maxBytes = QueueBytes
+	}
 	w := &LogWriter{
 		sessionID: o.SessionID, label: o.Label, transport: o.Transport, path: o.Path,
-		red: o.Redactor, warn: o.Warn, framer: o.Framer, stall: o.Stall,
+		red: o.Redactor, warn: o.Warn, framer: o.Framer, stall: o.Stall, maxBytes: maxBytes,
 		ring: make([]entry, queue), parkedG: map[any]int{},
 		wake: make(chan struct{}, 1), finished: make(chan struct{}),
 	}
@@ -234,6 +266,18 @@ func (w *LogWriter) Add(dir string, group, info any, data []byte, truncated bool
 	return ops[0].t
 }
 
+// AddStream queues a complete observation that is one piece of a stream
+// the Framer must see whole (a chunk of a compressed body: losing one
+// makes the rest undecodable). When it does not fit the queue's memory
+// budget it is still queued, up to twice the budget, marked Over: the
+// Framer reads it and counts its frames lost, one by one. Past twice the
+// budget it is dropped as any other; a DropFramer is told.
+func (w *LogWriter) AddStream(dir string, group, info any, data []byte) Ticket {
+	ops := [1]op{{kind: opAdd, group: group, info: info, data: data, stream: true}}
+	w.apply(dir, ops[:])
+	return ops[0].t
+}
+
 // op is one step of observing a stream, applied with others under one lock.
 type op struct {
 	kind      int
@@ -244,6 +288,7 @@ type op struct {
 	truncated bool
 	json      bool  // data is compact JSON (raw), not text
 	slab      *slab // data is in this slab: released once written or dropped
+	stream    bool  // AddStream
 }
 
 const (
@@ -351,17 +396,21 @@ func (w *LogWriter) fillLocked(e *entry, o *op) bool {
 		o.slab.release()
 		return false
 	}
-	if w.bytes+len(o.data) > QueueBytes {
+	over := w.bytes+len(o.data) > w.maxBytes
+	if over && (!o.stream || w.bytes+len(o.data) > 2*w.maxBytes) {
 		e.drop = true
 		o.slab.release()
-		w.loseLocked(1, "an observation did not fit the write queue's memory budget")
+		w.loseLocked(1, memoryReason)
 	} else {
-		e.data, e.truncated, e.json, e.slab = o.data, o.truncated, o.json, o.slab
+		e.data, e.truncated, e.json, e.slab, e.over = o.data, o.truncated, o.json, o.slab, over
 		w.bytes += len(o.data)
 	}
 	e.ready = true
 	return true
 }
+
+// memoryReason says why an observation past the memory budget is lost.
+const memoryReason = "an observation did not fit the write queue's memory budget"
 
 func (w *LogWriter) loseLocked(n uint64, reason string) {
 	w.lost += n
@@ -381,6 +430,13 @@ func (w *LogWriter) lose(n uint64, reason string) {
 // but never finished are lost), ends the log with the closing frame when
 // anything was lost, and closes the file. It returns how many frames were
 // lost in all.
+//
+// Close waits for the writer as long as it makes progress, but at most
+// CloseTimeout for one call to the log's output: an output that takes
+// nothing (a FIFO nobody reads, a hung network file system) must not keep
+// the capture from ending. Past it, what was not written is counted as
+// lost, the log is left without its closing frame, and the writer's
+// goroutine is left to its stuck call (see closeBound).
 func (w *LogWriter) Close() uint64 {
 	w.mu.Lock()
 	if !w.closed {
@@ -392,7 +448,7 @@ func (w *LogWriter) Close() uint64 {
 		}
 	}
 	w.mu.Unlock()
-	<-w.finished
+	w.closeBound(closeTimeout)
 	return w.Lost()
 }
 
@@ -424,6 +480,11 @@ func (w *LogWriter) loop() {
 		w.mu.Lock()
 		var wait time.Duration
 		batch, wait = w.popLocked(batch[:0])
+		for i := range batch {
+			if !batch[i].gap && !batch[i].drop {
+				w.owed++
+			}
+		}
 		if len(batch) == 0 {
 			if w.closed {
 				seq += w.skip
@@ -443,6 +504,9 @@ func (w *LogWriter) loop() {
 				w.mu.Unlock()
 				s.flush()
 				w.warnOnce()
+				if w.quit {
+					return
+				}
 				continue
 			}
 			w.waiting = true
@@ -478,15 +542,21 @@ func (w *LogWriter) loop() {
 			case e.gap:
 			case e.drop:
 				seq++
+				if d, ok := w.framer.(DropFramer); ok && e.info != nil {
+					d.Dropped(e.info)
+				}
 			default:
 				var ob *Observation
+				w.owed--
 				if w.framer != nil {
-					ob = &Observation{TS: e.ts, Direction: e.dir, Data: e.data, Truncated: e.truncated, JSON: e.json, Info: e.info, w: w}
+					ob = &Observation{TS: e.ts, Direction: e.dir, Data: e.data, Truncated: e.truncated, JSON: e.json, Info: e.info, Over: e.over, w: w}
 					frames = w.framer.Frames(ob, frames[:0])
 				} else {
 					frames = append(frames[:0], lineFrame(e))
 				}
+				w.owed += uint64(len(frames))
 				for k := range frames {
+					w.owed--
 					seq++
 					f := &frames[k]
 					f.Seq, f.SessionID, f.ServerLabel = seq, w.sessionID, w.label
@@ -504,11 +574,17 @@ func (w *LogWriter) loop() {
 			}
 			e.slab.release()
 			*e = entry{} // let the observation's memory go
+			if w.quit {
+				return
+			}
 		}
 		if s.due() {
 			s.flush()
 		}
 		w.warnOnce()
+		if w.quit {
+			return
+		}
 	}
 }
 
@@ -605,14 +681,15 @@ func (w *LogWriter) popLocked(batch []entry) ([]entry, time.Duration) {
 // are any.
 func (w *LogWriter) warnOnce() {
 	w.mu.Lock()
-	if w.warned || w.lost == 0 {
+	if w.quit || w.warned || w.lost == 0 {
 		w.mu.Unlock()
 		return
 	}
 	w.warned = true
 	reason := w.reason
 	w.mu.Unlock()
-	if w.warn != nil {
+	if w.warn != nil && w.beginIO() {
 		fmt.Fprintf(w.warn, "mcpsnoop: warning: frames are being dropped from the log %s (%s); traffic is not affected\n", w.path, reason)
+		w.endIO()
 	}
 }

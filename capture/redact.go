@@ -142,7 +142,13 @@ func (r *Redactor) Apply(f *Frame) bool {
 		}
 	}
 	if f.Text != "" {
-		if r.structural() && json.Valid([]byte(f.Text)) {
+		if r.structural() && tooDeep(f.Text) {
+			// JSON nested past what any parser here takes (it was logged
+			// as text for that): no rule can walk it, and the tolerant
+			// scan knows nothing of paths. Withheld, never kept as is.
+			f.Text, f.RedactionSkipped = RedactedValue, true
+			changed = true
+		} else if r.structural() && json.Valid([]byte(f.Text)) {
 			// JSON logged as text (its bytes are not valid UTF-8): key and
 			// path rules reach it too.
 			switch out, _, _, res := r.scrubJSON([]byte(f.Text), false); res {

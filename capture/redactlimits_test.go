@@ -1,6 +1,8 @@
 package capture
 
 import (
+	"bytes"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -94,6 +96,53 @@ func TestRedactGivesUpOnUnparsable(t *testing.T) {
 	} {
 		if got := string(withhold([]byte(raw))); got != want {
 			t.Errorf("withhold(%s) = %s, want %s", raw, got, want)
+		}
+	}
+}
+
+// A message nested deeper than the scanner takes is logged as text; a
+// secret planted in it never reaches the log bytes, whatever the rule that
+// should hide it: the frame is withheld (redaction_skipped).
+func TestRedactWithholdsTextTooDeepToParse(t *testing.T) {
+	const secret = "S3CR3T-planted"
+	const depth = maxNesting + 1
+	message := func(open, close string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":` +
+			strings.Repeat(open, depth) + `"` + secret + `"` + strings.Repeat(close, depth) + `}}` + "\n")
+	}
+	shapes := map[string][]byte{
+		"objects": message(`{"secret":"`+secret+`","a":`, `}`),
+		"arrays":  message(`["`+secret+`",`, `]`),
+	}
+	for _, rules := range []RedactOptions{
+		{Paths: []string{"$..secret"}},
+		{Paths: []string{"$.params.arguments"}},
+		{Keys: []string{"secret"}, Values: []string{"nomatch"}},
+	} {
+		for shape, line := range shapes {
+			t.Run(fmt.Sprintf("%v %s", rules, shape), func(t *testing.T) {
+				out := &memLog{}
+				w := NewLogWriter(out, LogOptions{SessionID: "s", Label: "l", Path: "deep.jsonl", Redactor: mustRedactor(t, rules)})
+				l := w.Lines(ServerToClient)
+				for rest := line; len(rest) > 0; {
+					buf := l.Buffer(min(len(rest), 32<<10))
+					n := copy(buf, rest)
+					l.Number(buf[:n])
+					l.Fill()
+					rest = rest[n:]
+				}
+				l.End()
+				if lost := w.Close(); lost != 0 {
+					t.Fatalf("lost %d", lost)
+				}
+				if bytes.Contains(out.buf.Bytes(), []byte(secret)) {
+					t.Fatalf("the secret is in the log (%d bytes)", out.buf.Len())
+				}
+				frames := out.frames(t)
+				if len(frames) != 1 || !frames[0].RedactionSkipped || frames[0].Text != RedactedValue {
+					t.Errorf("frames: %.300v", frames)
+				}
+			})
 		}
 	}
 }

@@ -50,6 +50,14 @@ func (framer) Frames(ob *capture.Observation, out []capture.Frame) []capture.Fra
 		if events, ok = o.z.chunk(ob.Data); !ok {
 			ob.Lose("a compressed event stream decoded to more than " + capture.FormatSize(maxChunkDecoded) + " from one chunk")
 		}
+		if ob.Over {
+			// Decoded to keep the stream whole, but not logged: each of
+			// its events is lost, with a seq of its own.
+			for range events {
+				ob.Lose("an observation did not fit the write queue's memory budget")
+			}
+			return out
+		}
 	case obsZEnd:
 		events = o.z.end(o.clean)
 	default:
@@ -103,6 +111,19 @@ func appendBody(out []capture.Frame, o *obsInfo, base capture.Frame, body []byte
 		out = append(out, f)
 	}
 	return out
+}
+
+// Dropped is told of an observation the writer lost after it took its
+// place: a chunk of a compressed event stream leaves a hole the decoder
+// cannot go past, so the stream is decoded no further (its end is logged
+// as a cut stream); the end of one stops its decoder.
+func (framer) Dropped(info any) {
+	switch o := info.(*obsInfo); o.kind {
+	case obsZChunk:
+		o.z.lose()
+	case obsZEnd:
+		o.z.end(false)
+	}
 }
 
 // Written keeps the id of a request body that was exactly one JSON-RPC

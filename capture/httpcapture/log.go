@@ -101,7 +101,8 @@ type LogOptions struct {
 	// marked truncated, like a body over capture.MaxLogLine.
 	MaxBodyMemory int
 
-	stall time.Duration // StallBound when 0; for tests
+	stall      time.Duration // StallBound when 0; for tests
+	queueBytes int           // the writer queue's memory budget (capture.QueueBytes when 0); for tests
 }
 
 // DefaultBodyMemory is the default LogOptions.MaxBodyMemory.
@@ -122,7 +123,7 @@ func newLog(out io.WriteCloser, o LogOptions, queue int) *Log {
 		w: capture.NewLogWriter(out, capture.LogOptions{
 			SessionID: o.SessionID, Label: o.Label, Transport: capture.TransportHTTP, Path: o.Path,
 			Redactor: o.Redactor, Warn: o.Warn, MaxSize: o.MaxSize,
-			Framer: framer{}, Stall: stall, Queue: queue,
+			Framer: framer{}, Stall: stall, Queue: queue, QueueMemory: o.queueBytes,
 		}),
 		mem: newMemBudget(o.MaxBodyMemory, o.Warn),
 	}
@@ -152,6 +153,9 @@ func (l *Log) begin(o observation, done bool) capture.Ticket {
 	}
 	info := &obsInfo{kind: o.kind, x: o.x, resp: o.resp, coding: o.coding, z: o.z, clean: o.clean}
 	if done {
+		if o.kind == obsZChunk {
+			return l.w.AddStream(dir, o.x, info, o.body)
+		}
 		return l.w.Add(dir, o.x, info, o.body, o.truncated)
 	}
 	return l.w.Begin(dir, o.x, info)

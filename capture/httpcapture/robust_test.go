@@ -244,10 +244,12 @@ func TestProxyShutdownIsBounded(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	start := time.Now()
-	r.proxy.Shutdown(ctx)
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("Shutdown took %v", d)
+	shut := make(chan struct{})
+	go func() { r.proxy.Shutdown(ctx); close(shut) }()
+	select {
+	case <-shut:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown hung past its context: the exchange in flight held it")
 	}
 	idle := make(chan struct{})
 	go func() { r.proxy.Wait(); close(idle) }()

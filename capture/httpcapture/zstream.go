@@ -104,6 +104,23 @@ func (z *zstream) end(clean bool) []sseEvent {
 	return events
 }
 
+// lose is told that a chunk did not reach the writer: nothing after it can
+// be decoded. The stream is dead from here; its decoder is stopped and
+// what it still hands on is dropped.
+func (z *zstream) lose() {
+	if z.dead {
+		return
+	}
+	z.dead = true
+	z.mu.Lock()
+	z.over = true
+	z.events = nil
+	z.mu.Unlock()
+	if z.dec != nil {
+		z.dec.close()
+	}
+}
+
 // take hands over the events collected so far. Once the current chunk
 // went past the bound, the stream is dead: its decoder is stopped.
 func (z *zstream) take() ([]sseEvent, bool) {

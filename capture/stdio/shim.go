@@ -149,7 +149,9 @@ func (s *Shim) Run() (int, error) {
 	}()
 	go func() { defer pumps.Done(); pump(errR, s.Stderr, split(capture.Stderr), nil, nil) }()
 	stopWatch := watchParent(ppid, clientGone)
-	s.supervise(cmd.Process, exited, gone, log, inW)
+	say := newNotices(s.Stderr)
+	defer say.close(noticeFlush)
+	s.supervise(cmd.Process, exited, gone, log, inW, say)
 	stopWatch()
 
 	drained := make(chan struct{})
@@ -167,7 +169,7 @@ func (s *Shim) Run() (int, error) {
 	if log != nil {
 		clientGate.close(drainGrace)
 		if lost := log.Close(); lost > 0 {
-			fmt.Fprintf(s.Stderr, "mcpsnoop: %d frame(s) were dropped from the log %s; it is incomplete\n", lost, log.Path())
+			say.say(fmt.Sprintf("mcpsnoop: %d frame(s) were dropped from the log %s; it is incomplete\n", lost, log.Path()))
 		}
 	}
 	return exitStatus(cmd.ProcessState), nil
@@ -224,8 +226,9 @@ func watchParent(ppid int, gone func(string)) (stop func()) {
 // supervise runs until the server has exited: it forwards signals, ends
 // the server when the client is gone, and kills it if it outlives the kill
 // grace after the first signal passed on (or sent because the client is
-// gone).
-func (s *Shim) supervise(p *os.Process, exited <-chan struct{}, gone <-chan string, log *capture.LogWriter, serverIn *os.File) {
+// gone). It signals first and says why after, through say, which never
+// waits: stderr may be a full pipe.
+func (s *Shim) supervise(p *os.Process, exited <-chan struct{}, gone <-chan string, log *capture.LogWriter, serverIn *os.File, say *notices) {
 	grace := s.KillGrace
 	if grace <= 0 {
 		grace = DefaultKillGrace
@@ -255,18 +258,18 @@ func (s *Shim) supervise(p *os.Process, exited <-chan struct{}, gone <-chan stri
 		case sig := <-s.Signals:
 			term(sig)
 		case why := <-gone:
-			gone = nil // once is enough
+			gone = nil           // once is enough
+			_ = serverIn.Close() // nothing more is forwarded to it
+			term(syscall.SIGTERM)
 			msg := "mcpsnoop: the client is gone (" + why + "); ending the server"
-			fmt.Fprintln(s.Stderr, msg)
 			if log != nil {
 				log.Add(capture.Stderr, nil, nil, []byte(msg), false)
 			}
-			_ = serverIn.Close() // nothing more is forwarded to it
-			term(syscall.SIGTERM)
+			say.say(msg + "\n")
 		case <-expired:
 			expired = nil
-			fmt.Fprintf(s.Stderr, "mcpsnoop: the server did not exit within %s of %s; killing it\n", grace, SignalName(first))
 			_ = killServer(p)
+			say.say(fmt.Sprintf("mcpsnoop: the server did not exit within %s of %s; killing it\n", grace, SignalName(first)))
 		}
 	}
 }

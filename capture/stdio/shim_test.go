@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -243,5 +245,127 @@ func TestShimLogsTheRequestACrashingServerRead(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "dropped") {
 		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// fullPipe returns the writing end of a pipe nobody reads, filled up: a
+// write to it blocks.
+func fullPipe(t *testing.T) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Closing the reading end at the end fails the writes still waiting.
+	t.Cleanup(func() { r.Close(); w.Close() })
+	rc, err := w.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	// The descriptor is non-blocking (the runtime's poller owns it): write
+	// until the pipe says it is full.
+	werr := rc.Write(func(fd uintptr) bool {
+		for {
+			if _, err := syscall.Write(int(fd), chunk); err != nil {
+				return true
+			}
+		}
+	})
+	if werr != nil {
+		t.Fatal(werr)
+	}
+	return w
+}
+
+// A shim whose stderr is a pipe nobody reads (full) still ends the server
+// on a forwarded SIGTERM: its notices wait, the kill after the grace does
+// not. The server ignores SIGTERM, so only the kill ends it.
+func TestShimKillsTheServerWhenStderrIsFull(t *testing.T) {
+	const grace = 200 * time.Millisecond
+	stderr := fullPipe(t)
+	stdout := &lockedWriter{ready: make(chan struct{})}
+	ready := stdout.ready
+	sigs := make(chan os.Signal, 1)
+	sh := &Shim{
+		Command: []string{"sh", "-c", `trap '' TERM; echo $$; echo ready; while :; do sleep 0.05; done`},
+		Stdin:   strings.NewReader(""), Stdout: stdout, Stderr: stderr,
+		Signals: sigs, KillGrace: grace,
+	}
+	done := make(chan int, 1)
+	go func() {
+		code, _ := sh.Run()
+		done <- code
+	}()
+	select {
+	case <-ready:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the server did not start: %q", stdout.String())
+	}
+	var pid int
+	if _, err := fmt.Sscan(stdout.String(), &pid); err != nil || pid <= 0 {
+		t.Fatalf("server pid: %q %v", stdout.String(), err)
+	}
+	// Whatever the shim does, the server does not outlive the test.
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	sigs <- syscall.SIGTERM
+	const bound = grace + 5*time.Second
+	select {
+	case code := <-done:
+		if code != 128+int(syscall.SIGKILL) {
+			t.Errorf("exit %d, want the server killed (%d)", code, 128+int(syscall.SIGKILL))
+		}
+	case <-time.After(bound):
+		t.Fatalf("the server (pid %d) still runs %s after SIGTERM: the kill waited on the full stderr", pid, bound)
+	}
+}
+
+// A log that is a FIFO nobody reads does not keep the shim from ending:
+// once the server is done, closing the log waits capture.CloseTimeout at
+// most, and the frames that did not get out are reported lost.
+func TestShimEndsWhenTheLogStalls(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "log.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A reading end that never reads: the writer's open does not wait, and
+	// its writes stop once the pipe is full.
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() }) // fails the stuck write
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr lockedWriter
+	script := `i=0; while [ $i -lt 3000 ]; do printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"n":%d,"pad":"%080d"}}\n' $i 0; i=$((i+1)); done`
+	sh := &Shim{
+		Command: []string{"sh", "-c", script},
+		Stdin:   strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+		OpenLog: func() *capture.LogWriter {
+			return capture.NewLogWriter(w, capture.LogOptions{SessionID: "fifo-1-aaaaaaaaaaaa", Label: "fifo", Path: "log.fifo", Warn: &stderr})
+		},
+	}
+	done := make(chan int, 1)
+	go func() {
+		code, _ := sh.Run()
+		done <- code
+	}()
+	const bound = drainGrace + capture.CloseTimeout + 10*time.Second
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d:\n%s", code, stderr.String())
+		}
+	case <-time.After(bound):
+		t.Fatalf("the shim did not end within %s of a stalled log:\n%s", bound, stderr.String())
+	}
+	if n := strings.Count(stdout.String(), "\n"); n != 3000 {
+		t.Errorf("%d lines forwarded, want 3000", n)
+	}
+	if m := regexp.MustCompile(`mcpsnoop: ([1-9][0-9]*) frame\(s\) were dropped from the log log.fifo`).FindStringSubmatch(stderr.String()); m == nil {
+		t.Errorf("no loss reported:\n%s", stderr.String())
 	}
 }

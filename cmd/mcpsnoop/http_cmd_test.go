@@ -201,12 +201,10 @@ func TestHTTPCommandFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	bufio.NewReader(gresp.Body).ReadString('\n')
-	start := time.Now()
+	// stop's wait is bounded: a GET stream that held the shutdown up for
+	// good fails it.
 	if code := h.stop(t); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, h.stderr.String())
-	}
-	if d := time.Since(start); d > httpShutdownGrace {
-		t.Errorf("shutdown took %s: the GET stream held it up", d)
 	}
 	gresp.Body.Close()
 
