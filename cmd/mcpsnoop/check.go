@@ -13,6 +13,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/codeclimate"
+	"github.com/mcpsnoop/mcpsnoop/ingest"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"github.com/mcpsnoop/mcpsnoop/junit"
 	"github.com/mcpsnoop/mcpsnoop/known"
@@ -119,6 +120,10 @@ stdout).`,
 	return cmd
 }
 
+// checkWorkers bounds how many inputs check reads at once; 0 is
+// GOMAXPROCS (tests set it).
+var checkWorkers = 0
+
 // checkFail is an error that stops check before anything was judged.
 func checkFail(format string, args ...any) error {
 	return &exitError{code: 2, msg: "mcpsnoop check: " + fmt.Sprintf(format, args...)}
@@ -192,11 +197,9 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if red != nil {
 		cfg.RedactText = red.Quote // what reports quote, beyond the frames
 	}
-	eng := checker.New(cfg)
-	for _, in := range inputs {
-		if err := ingestRedacted(eng, in, cmd.InOrStdin(), red); err != nil {
-			return checkFail("%v", err)
-		}
+	eng, err := ingest.Check(cfg, inputs, ingest.Options{Stdin: cmd.InOrStdin(), Redactor: red, Workers: checkWorkers})
+	if err != nil {
+		return checkFail("%v", err)
 	}
 	rep := eng.Report()
 
