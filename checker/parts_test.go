@@ -36,8 +36,8 @@ func TestMergeIsOneEngine(t *testing.T) {
 		sets["case "+c.path] = cut(c, 3)
 	}
 	configs := map[string]checker.Config{
-		"default": {},
-		"wire":    {Wire: true},
+		"default":           {},
+		"wire":              {Wire: true},
 		"few findings kept": {MaxFindings: 5, FailOn: []checker.Signal{checker.SignalError}},
 		"assertions": {
 			ExpectTools: []string{"search", "files:read_file", "get_weather"}, ForbidTools: []string{"delete_file", "github:create_issue"},
