@@ -40,6 +40,18 @@ type Options struct {
 	// Read, when set, is added the bytes read from the inputs, as they are
 	// read (for a progress line). A file read twice counts twice.
 	Read *atomic.Int64
+	// Stats, when set, is told how the inputs were read.
+	Stats *Stats
+}
+
+// Stats is how a Check read its inputs.
+type Stats struct {
+	// Parts is how many engine parts were merged; 0 when the inputs were
+	// read in order by one engine.
+	Parts int
+	// Reread is how many inputs were read a second time, for sessions
+	// that two workers had split.
+	Reread int
 }
 
 // Check reads inputs into an engine for cfg and returns it, ready for
@@ -143,6 +155,14 @@ func parallel(cfg checker.Config, inputs []capture.Input, o Options, workers int
 			return nil, err
 		}
 		parts = append(kept, again...)
+		if o.Stats != nil {
+			for _, j := range redo.jobs {
+				o.Stats.Reread += len(j)
+			}
+		}
+	}
+	if o.Stats != nil {
+		o.Stats.Parts = len(parts)
 	}
 	return checker.Merge(cfg, parts)
 }

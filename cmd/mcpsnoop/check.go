@@ -121,8 +121,12 @@ stdout).`,
 }
 
 // checkWorkers bounds how many inputs check reads at once; 0 is
-// GOMAXPROCS (tests set it).
-var checkWorkers = 0
+// GOMAXPROCS. checkStats, when set, is told how they were read. Tests set
+// both.
+var (
+	checkWorkers = 0
+	checkStats   *ingest.Stats
+)
 
 // checkFail is an error that stops check before anything was judged.
 func checkFail(format string, args ...any) error {
@@ -197,7 +201,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if red != nil {
 		cfg.RedactText = red.Quote // what reports quote, beyond the frames
 	}
-	eng, err := ingest.Check(cfg, inputs, ingest.Options{Stdin: cmd.InOrStdin(), Redactor: red, Workers: checkWorkers})
+	eng, err := ingest.Check(cfg, inputs, ingest.Options{Stdin: cmd.InOrStdin(), Redactor: red, Workers: checkWorkers, Stats: checkStats})
 	if err != nil {
 		return checkFail("%v", err)
 	}
