@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -120,6 +121,10 @@ func checkOutputs(t *testing.T, work string, workers int, args, inputs []string,
 	checkWorkers, checkStats = workers, &stats
 	defer func() { checkWorkers, checkStats = oldW, oldS }()
 	parts := 0
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	home, out, base := filepath.Join(work, "home"), filepath.Join(work, "out"), filepath.Join(work, "baseline")
 	got := map[string]string{}
 	for i, f := range formatsOf(args) {
@@ -140,18 +145,24 @@ func checkOutputs(t *testing.T, work string, workers int, args, inputs []string,
 		for j := range full {
 			full[j] = strings.ReplaceAll(full[j], "$OUT", out)
 		}
+		if hasFlag(full, "--github") {
+			// A workflow step's files; the workspace is the cwd, as in CI.
+			t.Setenv("GITHUB_OUTPUT", filepath.Join(out, "github-output"))
+			t.Setenv("GITHUB_STEP_SUMMARY", filepath.Join(out, "github-summary"))
+			t.Setenv("GITHUB_WORKSPACE", cwd)
+		}
 		stats = ingest.Stats{}
 		code, stdout, stderr := checkRun(t, "", append(full, inputs...)...)
 		parts = max(parts, stats.Parts)
 		run := fmt.Sprintf("run %d (%s): ", i, strings.Join(f, " "))
 		got[run+"exit"] = fmt.Sprint(code)
-		got[run+"stdout"] = stdout
-		got[run+"stderr"] = stderr
+		got[run+"stdout"] = unrandom(stdout)
+		got[run+"stderr"] = unrandom(stderr)
 		for _, dir := range []string{out, base, home} {
 			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 				if err == nil && !d.IsDir() {
 					data, _ := os.ReadFile(p)
-					got[run+"file "+p] = string(data)
+					got[run+"file "+p] = unrandom(string(data))
 				}
 				return nil
 			})
@@ -161,16 +172,34 @@ func checkOutputs(t *testing.T, work string, workers int, args, inputs []string,
 }
 
 // formatsOf is the runs checkOutputs makes for args: every format, on
-// stdout or in a file (a case that names its --format keeps it).
+// stdout or in a file, and GitHub mode (step outputs, job summary,
+// annotations); a case that names its --format keeps it.
 func formatsOf(args []string) [][]string {
+	github := []string{"--github", "--sarif", "$OUT/report.sarif", "--junit", "$OUT/report.xml"}
 	if hasFlag(args, "--format") {
-		return [][]string{{"--json", "$OUT/report.json", "--sarif", "$OUT/report.sarif", "--junit", "$OUT/report.xml"}}
+		return [][]string{{"--json", "$OUT/report.json", "--sarif", "$OUT/report.sarif", "--junit", "$OUT/report.xml"}, github}
 	}
 	return [][]string{
 		{"--format", "text", "--json", "$OUT/report.json", "--sarif", "$OUT/report.sarif", "--junit", "$OUT/report.xml"},
 		{"--format", "codeclimate"},
 		{"--format", "json"},
+		github,
 	}
+}
+
+// randomToken is what GitHub mode makes up afresh each run: the token
+// that stops workflow commands around the text report.
+var randomToken = regexp.MustCompile(`::stop-commands::[0-9a-f]{32}\n|\n::[0-9a-f]{32}::\n`)
+
+// unrandom replaces randomToken by a placeholder, so that two runs can be
+// compared.
+func unrandom(s string) string {
+	return randomToken.ReplaceAllStringFunc(s, func(tok string) string {
+		if strings.HasPrefix(tok, "::stop-commands::") {
+			return "::stop-commands::TOKEN\n"
+		}
+		return "\n::TOKEN::\n"
+	})
 }
 
 // goldenInputCount is how many inputs fixtures/ holds: logs and folders.
