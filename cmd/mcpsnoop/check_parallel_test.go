@@ -117,9 +117,9 @@ func TestCheckParallelIsSerial(t *testing.T) {
 func checkOutputs(t *testing.T, work string, workers int, args, inputs []string, baseline string) (map[string]string, int) {
 	t.Helper()
 	var stats ingest.Stats
-	oldW, oldS := checkWorkers, checkStats
-	checkWorkers, checkStats = workers, &stats
-	defer func() { checkWorkers, checkStats = oldW, oldS }()
+	old := checkStats
+	checkStats = &stats
+	defer func() { checkStats = old }()
 	parts := 0
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -137,7 +137,7 @@ func checkOutputs(t *testing.T, work string, workers int, args, inputs []string,
 			}
 		}
 		t.Setenv("MCPSNOOP_HOME", home)
-		full := append(append([]string{}, args...), f...)
+		full := append(append([]string{"--jobs", fmt.Sprint(workers)}, args...), f...)
 		if baseline != "" {
 			copyDir(t, baseline, base)
 			full = append(full, "--baseline", base)
