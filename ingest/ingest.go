@@ -37,9 +37,6 @@ type Options struct {
 	// runtime.GOMAXPROCS(0), and 1 reads them in order on the caller's
 	// goroutine.
 	Workers int
-	// Read, when set, is added the bytes read from the inputs, as they are
-	// read (for a progress line). A file read twice counts twice.
-	Read *atomic.Int64
 	// Stats, when set, is told how the inputs were read.
 	Stats *Stats
 }
@@ -107,26 +104,10 @@ func read(eng *checker.Engine, in capture.Input, o Options) error {
 		return err
 	}
 	defer src.Close()
-	var r io.Reader = src
-	if o.Read != nil {
-		r = &counting{r: src, n: o.Read}
-	}
-	return capture.ReadLog(r, in.Name, func(f *capture.Frame, line int) bool {
+	return capture.ReadLog(src, in.Name, func(f *capture.Frame, line int) bool {
 		o.Redactor.Apply(f)
 		return eng.Ingest(f, checker.Position{Path: in.Path, Name: in.Name, Line: line})
 	}, eng.TornTail)
-}
-
-// counting adds what it reads to n.
-type counting struct {
-	r io.Reader
-	n *atomic.Int64
-}
-
-func (c *counting) Read(p []byte) (int, error) {
-	k, err := c.r.Read(p)
-	c.n.Add(int64(k))
-	return k, err
 }
 
 // A job is a group of inputs one part reads, in order.

@@ -175,7 +175,8 @@ func TestSplit(t *testing.T) {
 	}
 }
 
-// Read counts the bytes read: each file once, when nothing is read again.
+// The inputs' counters see every byte read: each file once, when nothing
+// is read again.
 func TestParallelCountsBytes(t *testing.T) {
 	ins := files(t, map[string]string{
 		"1.jsonl": session("a", 1, 20),
@@ -192,7 +193,12 @@ func TestParallelCountsBytes(t *testing.T) {
 	}
 	for _, w := range []int{1, 3} {
 		var n atomic.Int64
-		if _, err := Check(checker.Config{}, ins, Options{Workers: w, Read: &n}); err != nil {
+		counted := make([]capture.Input, len(ins))
+		for i, in := range ins {
+			in.Count = &n
+			counted[i] = in
+		}
+		if _, err := Check(checker.Config{}, counted, Options{Workers: w}); err != nil {
 			t.Fatal(err)
 		}
 		if n.Load() != total {
