@@ -203,7 +203,9 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if red != nil {
 		cfg.RedactText = red.Quote // what reports quote, beyond the frames
 	}
+	stop := showReading(cmd.ErrOrStderr(), inputs)
 	eng, err := ingest.Check(cfg, inputs, ingest.Options{Stdin: cmd.InOrStdin(), Redactor: red, Workers: o.jobs, Stats: checkStats})
+	stop()
 	if err != nil {
 		return checkFail("%v", err)
 	}
