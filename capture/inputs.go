@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Input is one log to read: a file, or standard input.
@@ -16,6 +17,9 @@ type Input struct {
 	Path  string // "" for stdin
 	Name  string // how errors and reports name it: the path as given, or "stdin"
 	Stdin bool
+	// Count, when set, is added the bytes read from the input as they are
+	// read (a progress line watches it); reading it twice counts twice.
+	Count *atomic.Int64
 }
 
 // ResolveInputs turns command-line arguments into logs to read, in order.

@@ -3,14 +3,37 @@ package capture
 import (
 	"errors"
 	"fmt"
-	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"io"
 	"os"
+	"sync/atomic"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 )
 
 // Open opens an input for reading: the file, or stdin as given. A directory
-// or an unreadable file is an error naming the input.
+// or an unreadable file is an error naming the input. What is read is
+// added to in.Count, when set.
 func (in Input) Open(stdin io.Reader) (io.ReadCloser, error) {
+	src, err := in.open(stdin)
+	if err != nil || in.Count == nil {
+		return src, err
+	}
+	return &counting{ReadCloser: src, n: in.Count}, nil
+}
+
+// counting adds what it reads to n.
+type counting struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (c *counting) Read(p []byte) (int, error) {
+	k, err := c.ReadCloser.Read(p)
+	c.n.Add(int64(k))
+	return k, err
+}
+
+func (in Input) open(stdin io.Reader) (io.ReadCloser, error) {
 	if in.Stdin {
 		return io.NopCloser(stdin), nil
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -59,4 +60,36 @@ func TestInputOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
+}
+
+// Count sees every byte an input's reader gives, file or standard input,
+// and reading again counts again.
+func TestInputCount(t *testing.T) {
+	log := `{"session_id":"s","seq":1,"direction":"c2s","raw":{"jsonrpc":"2.0","id":1,"method":"ping"}}` + "\n"
+	p := filepath.Join(t.TempDir(), "a.jsonl")
+	if err := os.WriteFile(p, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		in    Input
+		reads int
+	}{
+		{"file", Input{Path: p, Name: p}, 1},
+		{"file twice", Input{Path: p, Name: p}, 2},
+		{"stdin", Input{Name: "stdin", Stdin: true}, 1},
+	}
+	for _, tt := range tests {
+		var n atomic.Int64
+		tt.in.Count = &n
+		for range tt.reads {
+			err := tt.in.Read(strings.NewReader(log), nil, func(*Frame, int) bool { return true }, func() {})
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+		}
+		if want := int64(tt.reads * len(log)); n.Load() != want {
+			t.Errorf("%s: counted %d bytes, want %d", tt.name, n.Load(), want)
+		}
+	}
 }

@@ -96,6 +96,8 @@ type Engine struct {
 	watched        map[string]bool
 
 	src sources // the inputs frames came from, for merging copies
+
+	part *partState // set on an engine made by NewPart (parts.go)
 }
 
 // New returns an engine for cfg.
@@ -144,6 +146,9 @@ func (e *Engine) Ingest(f *capture.Frame, pos Position) bool {
 		e.order = append(e.order, s)
 	}
 	e.last = s
+	if e.part != nil {
+		e.part.saw(s)
+	}
 	if f.Seq > 0 && s.seqs.seenElsewhere(src, f.Seq) {
 		return true // a copy of a frame another input already gave
 	}
@@ -154,6 +159,10 @@ func (e *Engine) Ingest(f *capture.Frame, pos Position) bool {
 // TornTail records that the input's last line was cut mid-write: one lost
 // frame of the session read last.
 func (e *Engine) TornTail() {
+	if e.part != nil {
+		e.part.tornTail()
+		return
+	}
 	if e.last != nil {
 		e.last.counters.MissingFrames++
 	}

@@ -55,14 +55,17 @@ type findingInput struct {
 // keptFinding is a finding plus what orders it.
 type keptFinding struct {
 	Finding
-	session, phase, ordinal, rank int
-	tuple                         fingerprintTuple
-	occurrence                    int
-	serial                        int // creation order, the last tie-break
+	input, session, phase, ordinal, rank int // input: see parts.go
+	tuple                                fingerprintTuple
+	occurrence                           int
+	serial                               int // creation order, the last tie-break
 }
 
 // before orders findings in report order.
 func (a *keptFinding) before(b *keptFinding) bool {
+	if a.input != b.input {
+		return a.input < b.input
+	}
 	if a.session != b.session {
 		return a.session < b.session
 	}
@@ -108,6 +111,14 @@ func (h *findingSet) Pop() any {
 func (h *findingSet) add(k *keptFinding) {
 	k.serial = h.total
 	h.total++
+	h.keep(k)
+}
+
+// keep puts k in the set if it deserves a place, evicting the least
+// deserving when the set is full. The kept findings do not depend on the
+// order they come in: keptBefore is a total order (serial tells apart two
+// findings of one session that agree on all else).
+func (h *findingSet) keep(k *keptFinding) {
 	if len(h.items) < h.limit {
 		heap.Push(h, k)
 		return
@@ -177,7 +188,7 @@ func (s *session) addFinding(in findingInput) {
 			Method: method, Tool: tool, Kind: in.kind, Message: msg, Text: text,
 			Rules: in.rules, Wire: in.wire,
 		},
-		session: s.index, phase: in.phase, ordinal: in.ordinal, rank: in.rank,
+		input: s.input, session: s.index, phase: in.phase, ordinal: in.ordinal, rank: in.rank,
 		tuple: tuple, occurrence: occ,
 	}
 	if in.sessionWide {

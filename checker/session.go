@@ -14,6 +14,8 @@ import (
 type session struct {
 	e         *Engine
 	index     int
+	input     int // the input of its first frame, in a part (parts.go)
+	seenIn    int // in a part, the last input it was seen in, counted from 1
 	id        string
 	label     string
 	transport string
@@ -69,9 +71,14 @@ type session struct {
 }
 
 func newSession(e *Engine, index int, f *capture.Frame, pos Position) *session {
+	input := 0
+	if e.part != nil {
+		input = e.part.input
+	}
 	return &session{
 		e:           e,
 		index:       index,
+		input:       input,
 		id:          clone(f.SessionID),
 		source:      Source{Path: pos.Path, Name: pos.Name, FirstLine: pos.Line},
 		calls:       newCallTable(),

@@ -87,6 +87,10 @@ type Follower struct {
 	// or renamed): nothing more will be read from path until a log is
 	// created there again.
 	Forget func(path string)
+	// HistoryProgress, when set, is told after each read History makes
+	// how many bytes of the logs it loads were read so far, of how many
+	// (their sizes when it began): a viewer says how far loading has got.
+	HistoryProgress func(read, total int64)
 
 	watcher *fsnotify.Watcher
 	tails   map[string]*tail
@@ -248,8 +252,20 @@ func (f *Follower) History(each func(Read)) error {
 		}
 		logs = logs[len(logs)-f.HistoryLimit:]
 	}
+	var total, done int64
 	for _, l := range logs {
-		f.drain(f.follow(l.path), each)
+		total += l.info.Size()
+	}
+	for _, l := range logs {
+		t := f.follow(l.path)
+		from := t.off
+		f.drain(t, func(r Read) {
+			each(r)
+			if f.HistoryProgress != nil {
+				f.HistoryProgress(done+t.off-from, total)
+			}
+		})
+		done += t.off - from
 	}
 	return nil
 }

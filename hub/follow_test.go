@@ -310,3 +310,48 @@ func TestFollowerLooksAtDormantLogsSeldom(t *testing.T) {
 		t.Errorf("%d looks in 2 minutes, at most %d in one poll; want each log once or twice, spread", stats, most)
 	}
 }
+
+// TestFollowerHistoryProgress: History says after each read how much of
+// the logs it loads it has read, of their total; a log the history limit
+// leaves out counts in neither, and a log bigger than a read window is
+// said in several steps.
+func TestFollowerHistoryProgress(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	var big strings.Builder
+	for seq := 1; big.Len() <= readWindow; seq++ {
+		big.WriteString(frameLine("big", seq, "c2s", `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`+strings.Repeat("x", 4000)+`"}}`))
+	}
+	logs := []struct{ name, data string }{
+		{"left-out", frameLine("left-out", 1, "c2s", pingRaw)},
+		{"small", frameLine("small", 1, "c2s", pingRaw) + frameLine("small", 2, "c2s", pingRaw)},
+		{"big", big.String()},
+	}
+	for i, l := range logs {
+		p := filepath.Join(dir, l.name+".jsonl")
+		os.WriteFile(p, []byte(l.data), 0o600)
+		at := old.Add(time.Duration(i) * time.Minute)
+		os.Chtimes(p, at, at)
+	}
+	want := int64(len(logs[1].data) + len(logs[2].data))
+	var s seen
+	f := NewFollower([]string{dir}, 2, s.config)
+	var said [][2]int64
+	f.HistoryProgress = func(read, total int64) { said = append(said, [2]int64{read, total}) }
+	if err := f.History(func(Read) {}); err != nil {
+		t.Fatal(err)
+	}
+	if len(said) < 3 {
+		t.Fatalf("said %v, want a step for the small log and two or more for the big one", said)
+	}
+	var last int64
+	for _, p := range said {
+		if p[1] != want || p[0] < last || p[0] > want {
+			t.Fatalf("said %v: want read rising to a total of %d", said, want)
+		}
+		last = p[0]
+	}
+	if last != want {
+		t.Errorf("last said %d read, want %d", last, want)
+	}
+}

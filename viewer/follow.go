@@ -51,6 +51,10 @@ func (v *Follower) History(each func(Batch)) error {
 	return v.f.History(func(r hub.Read) { v.batch(r, each) })
 }
 
+// OnHistoryProgress has History tell fn, after each read, how many bytes
+// of the logs it loads it has read, of how many.
+func (v *Follower) OnHistoryProgress(fn func(read, total int64)) { v.f.HistoryProgress = fn }
+
 // Run follows the directory until ctx ends or the watcher is closed,
 // handing each batch read to send (from Run's goroutine).
 func (v *Follower) Run(ctx context.Context, send func(Batch)) {

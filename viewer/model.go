@@ -37,6 +37,9 @@ type Options struct {
 	// ReplayYes skips the question before a session's first send.
 	Replay    ReplayFunc
 	ReplayYes bool
+	// Loading: the store is still being read; the screen says how far
+	// that has got (Loading messages) until a Loaded message ends it.
+	Loading bool
 }
 
 // Model is the bubbletea model of the viewer.
@@ -75,6 +78,8 @@ type Model struct {
 	panelReq int
 
 	replay replayState // the r and R keys (replay.go)
+
+	loading *Loading // how far the first load has got; nil once done
 }
 
 // panelMsg is a panel's content, built off the UI's goroutine.
@@ -100,6 +105,9 @@ func New(st *Store, o Options) *Model {
 	m.vp = viewport.New()
 	m.report = defaultReport
 	m.screen = screenSessions
+	if o.Loading {
+		m.loading = &Loading{}
+	}
 	if !o.Live && len(st.Sessions) == 1 {
 		m.openSession(st.Sessions[0])
 	}
@@ -128,6 +136,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.scrollIntoView()
 	case Batch:
 		m.applyBatch(msg)
+	case Loading, Loaded:
+		return m, m.loadingUpdate(msg)
 	case panelMsg:
 		m.panelDone(msg)
 	case exportMsg:

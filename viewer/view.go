@@ -115,6 +115,9 @@ func (m *Model) viewSessions() string {
 	if m.opts.Live {
 		right = "live · " + right
 	}
+	if m.loading != nil {
+		right = m.loading.text() + " · " + right
+	}
 	b.WriteString(m.header(right) + "\n")
 	cols := layout(m.width, sessionCols)
 	b.WriteString(styleColumns.Render(row(cols, titles(sessionCols)...)) + "\n")
@@ -130,7 +133,9 @@ func (m *Model) viewSessions() string {
 		}
 		b.WriteString(line + "\n")
 	}
-	if len(list) == 0 {
+	if len(list) == 0 && m.loading != nil {
+		b.WriteString("  " + m.loading.text() + "\n")
+	} else if len(list) == 0 {
 		b.WriteString("  no sessions yet: run a server through mcpsnoop (mcpsnoop -- <server command>) and they appear here\n")
 	}
 	for n := strings.Count(b.String(), "\n"); n < m.height-1; n++ {

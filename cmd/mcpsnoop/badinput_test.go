@@ -183,6 +183,8 @@ func TestCheckBadInput(t *testing.T) {
 		{name: "string value", args: []string{"string.jsonl"}, want: []string{"string.jsonl", "line 1", "a string"}},
 		{name: "objects without session_id", args: []string{"no-session.jsonl"}, want: []string{"no-session.jsonl", "no envelopes found"}},
 		{name: "unparsable ts", args: []string{"bad-ts.jsonl"}, want: []string{"bad-ts.jsonl", "line 3", `"yesterday"`}},
+		{name: "first bad input in order, read in parallel", args: []string{"--jobs", "3", "x.jsonl", "not-json.jsonl", "binary.jsonl", "logs/a.jsonl"},
+			want: []string{"not-json.jsonl", "line 3", "invalid JSONL envelope"}},
 
 		// Bad flags.
 		{name: "unknown flag", args: []string{"--bogus", "x.jsonl"}, want: []string{"--bogus", "unknown flag"}},
@@ -192,6 +194,7 @@ func TestCheckBadInput(t *testing.T) {
 		{name: "fail-on is case-sensitive", args: []string{"--fail-on", "Error", "x.jsonl"}, want: []string{"--fail-on", `got "Error"`}},
 		{name: "format xml", args: []string{"--format", "xml", "x.jsonl"}, want: []string{"--format", `"xml"`}},
 		{name: "unparsable max-duration", args: []string{"--max-duration", "soon", "x.jsonl"}, want: []string{"--max-duration", `"soon"`}},
+		{name: "negative jobs", args: []string{"--jobs", "-1", "x.jsonl"}, want: []string{"--jobs", "got -1"}},
 
 		// Order of operations: --fail-on, then --format, then the input.
 		{name: "bad fail-on wins over missing log", args: []string{"--fail-on", "nope", "missing.jsonl"}, want: []string{"--fail-on", `"nope"`}},

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/codeclimate"
+	"github.com/mcpsnoop/mcpsnoop/ingest"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"github.com/mcpsnoop/mcpsnoop/junit"
 	"github.com/mcpsnoop/mcpsnoop/known"
@@ -43,6 +44,7 @@ type checkOptions struct {
 	explain     string
 	known       string
 	writeKnown  string
+	jobs        int
 }
 
 func newCheckCmd() *cobra.Command {
@@ -58,6 +60,8 @@ Inputs: log paths, session ids (looked up in the state directory), directories
 argument the newest log in the state directory is checked. A file named
 twice (by two paths, a directory and a path, a link) is read once, and a
 session two logs hold (a copied log) is merged, its frames counted once.
+Log files are read several at once, one per core (--jobs); the report is
+the one reading them in order gives.
 
 The text report lists, under each session's counters, the findings that
 fail the gate (LOG:LINE: SIGNAL/RULE: message; every finding with -v), and
@@ -116,8 +120,12 @@ stdout).`,
 	f.StringVar(&o.explain, "explain", "", "print what a rule checks (W1-W49, M1, wire; all lists them) and the spec section it enforces, and exit")
 	f.StringVar(&o.known, "known", "", "accept the findings this file lists (SARIF fingerprints, as --write-known writes them): notes that fail nothing; a listed finding of a checked server that no longer occurs fails the check")
 	f.StringVar(&o.writeKnown, "write-known", "", "write every finding of this check to this file as accepted (- for standard output), keeping the entries of servers it did not check")
+	f.IntVar(&o.jobs, "jobs", 0, "read at most this many log files at once (0: one per core; 1: one after another); the report is the same either way")
 	return cmd
 }
+
+// checkStats, when set, is told how check read its inputs (tests set it).
+var checkStats *ingest.Stats
 
 // checkFail is an error that stops check before anything was judged.
 func checkFail(format string, args ...any) error {
@@ -128,6 +136,9 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	lowerGCTarget()
 	if o.maxRounds < 0 {
 		return checkFail("--max-round-trips must be 0 (off) or more, got %d", o.maxRounds)
+	}
+	if o.jobs < 0 {
+		return checkFail("--jobs must be 0 (one per core) or more, got %d", o.jobs)
 	}
 	red, err := o.redact.redactor()
 	if err != nil {
@@ -192,11 +203,11 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if red != nil {
 		cfg.RedactText = red.Quote // what reports quote, beyond the frames
 	}
-	eng := checker.New(cfg)
-	for _, in := range inputs {
-		if err := ingestRedacted(eng, in, cmd.InOrStdin(), red); err != nil {
-			return checkFail("%v", err)
-		}
+	stop := showReading(cmd.ErrOrStderr(), inputs)
+	eng, err := ingest.Check(cfg, inputs, ingest.Options{Stdin: cmd.InOrStdin(), Redactor: red, Workers: o.jobs, Stats: checkStats})
+	stop()
+	if err != nil {
+		return checkFail("%v", err)
 	}
 	rep := eng.Report()
 

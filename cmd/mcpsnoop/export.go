@@ -120,9 +120,11 @@ func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 		return exportFail("input and output refer to the same file: -o %s is the input %s", o.output, in)
 	}
 
+	stop := showReading(cmd.ErrOrStderr(), inputs)
 	x, err := export.Load(newFormat(), inputs, cmd.InOrStdin(), export.Options{
 		GeneratedAt: exportNow(), Version: appVersion(), Redactor: red, Run: run, Sessions: only,
 	})
+	stop()
 	if err != nil {
 		return exportFail("%v", err)
 	}

@@ -82,19 +82,21 @@ func runLive(cmd *cobra.Command, limit int) error {
 		return &exitError{code: 1, msg: fmt.Sprintf("mcpsnoop: cannot watch %s: %v", dir, err)}
 	}
 	defer fol.Close()
-	m := viewer.New(viewer.NewStore(viewer.LiveLimits), viewer.Options{Live: true, Export: viewerExporter(nil),
+	m := viewer.New(viewer.NewStore(viewer.LiveLimits), viewer.Options{Live: true, Loading: true, Export: viewerExporter(nil),
 		Replay: viewerReplayer(replayFlags{timeout: replay.DefaultCallTimeout}, nil, nil, redactFlags{})})
 	return runViewer(m, out, func(ctx context.Context, send func(tea.Msg)) {
 		followInto(ctx, fol, send)
 	})
 }
 
-// followInto loads the follower's history, then follows, sending each
-// batch to the viewer.
+// followInto loads the follower's history, saying how far it has got,
+// then follows, sending each batch to the viewer.
 func followInto(ctx context.Context, fol *viewer.Follower, send func(tea.Msg)) {
 	deliver := func(b viewer.Batch) { send(b) }
+	fol.OnHistoryProgress(func(read, total int64) { send(viewer.Loading{Read: read, Total: total}) })
 	if err := fol.History(deliver); err != nil {
 		send(viewer.Batch{Notices: []string{err.Error()}})
 	}
+	send(viewer.Loaded{})
 	fol.Run(ctx, deliver)
 }

@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"sync/atomic"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/internal/progress"
 	"github.com/mcpsnoop/mcpsnoop/viewer"
 	"github.com/spf13/cobra"
 )
@@ -95,20 +99,71 @@ func runOpen(cmd *cobra.Command, args []string, o openOptions) error {
 	} else if inputs, err = resolveCommandInputs(cmd, "open", args); err != nil {
 		return openFail("%v", err)
 	}
-	st, err := viewer.Load(inputs, viewer.LoadOptions{Redactor: red, Sessions: sessions, Stdin: cmd.InOrStdin()})
-	if err != nil {
-		return openFail("%v", err)
-	}
+	load := viewer.LoadOptions{Redactor: red, Sessions: sessions, Stdin: cmd.InOrStdin()}
 	out := cmd.OutOrStdout()
 	if !isTerminal(out) {
+		stop := showReading(cmd.ErrOrStderr(), inputs)
+		st, err := viewer.Load(inputs, load)
+		stop()
+		if err != nil {
+			return openFail("%v", err)
+		}
 		if err := viewer.WriteText(out, st, filter); err != nil {
 			// A full disk or a closed pipe: the stream did not get out.
 			return openFail("writing the stream to standard output: %v", err)
 		}
 		return nil
 	}
-	return runViewer(viewer.New(st, viewer.Options{Filter: filter, Export: viewerExporter(red),
-		Replay: viewerReplayer(o.replay, header, red, o.redact), ReplayYes: o.replay.yes}), out, nil)
+	opts := viewer.Options{Filter: filter, Export: viewerExporter(red),
+		Replay: viewerReplayer(o.replay, header, red, o.redact), ReplayYes: o.replay.yes}
+	if total := inputsSize(inputs); total > progress.Threshold && !slices.ContainsFunc(inputs, func(in capture.Input) bool { return in.Stdin }) {
+		return loadInViewer(inputs, load, opts, total, out)
+	}
+	// A small log is read before the viewer starts, which then shows it
+	// at once (and a bad one is refused before the screen is taken).
+	st, err := viewer.Load(inputs, load)
+	if err != nil {
+		return openFail("%v", err)
+	}
+	return runViewer(viewer.New(st, opts), out, nil)
+}
+
+// loadInViewer starts the viewer at once and reads the inputs beside it: a
+// big log takes seconds to read, and the viewer says how far it has got
+// rather than leaving the screen blank. A log that cannot be read closes
+// the viewer and is reported as when it is read first.
+func loadInViewer(inputs []capture.Input, load viewer.LoadOptions, opts viewer.Options, total int64, out io.Writer) error {
+	read := new(atomic.Int64)
+	for i := range inputs {
+		inputs[i].Count = read
+	}
+	opts.Loading = true
+	var loadErr error
+	err := runViewer(viewer.New(viewer.NewStore(viewer.Limits{}), opts), out, func(ctx context.Context, send func(tea.Msg)) {
+		done := make(chan viewer.Loaded, 1)
+		go func() {
+			st, err := viewer.Load(inputs, load)
+			done <- viewer.Loaded{Store: st, Err: err}
+		}()
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return // quit while loading: the load is left to the exit
+			case <-tick.C:
+				send(viewer.Loading{Read: read.Load(), Total: total})
+			case r := <-done:
+				loadErr = r.Err
+				send(r)
+				return
+			}
+		}
+	})
+	if loadErr != nil {
+		return openFail("%v", loadErr)
+	}
+	return err
 }
 
 // isTerminal reports whether w is a terminal (a test hook).

@@ -160,7 +160,10 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 	if err := checkVerifyOutputs(o, in); err != nil {
 		return verifyFail("%v", err)
 	}
-	rec, err := replay.Load(in, nil, o.session)
+	counted := []capture.Input{in}
+	stop := showReading(cmd.ErrOrStderr(), counted)
+	rec, err := replay.Load(counted[0], nil, o.session)
+	stop()
 	if err != nil {
 		return verifyFail("%v", err)
 	}
