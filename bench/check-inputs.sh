@@ -21,14 +21,8 @@ n=${1:-100000}; k=${2:-4}; rounds=${3:-5}
 [ -x /usr/bin/time ] || { echo "bench: needs GNU time at /usr/bin/time (apt-get install time)"; exit 2; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 go build -o "$work/mcpsnoop" ./cmd/mcpsnoop
-if [ -d bench/gen ]; then
-  go build -o "$work/gen" ./bench/gen
-  gen=("$work/gen")
-else
-  g=${GEN:-../shared/bench/gen.py}
-  [ -f "$g" ] || { echo "bench: no generator (bench/gen, or set GEN=path/to/gen.py)"; exit 2; }
-  gen=(python3 "$g")
-fi
+go build -o "$work/gen" ./bench/gen
+gen=("$work/gen")
 logs=()
 for i in $(seq 1 "$k"); do
   "${gen[@]}" "$n" "$work/log$i.jsonl" --seed "$i" 2>/dev/null
