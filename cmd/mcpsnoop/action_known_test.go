@@ -12,6 +12,7 @@ import (
 // capture with a known failure pass, and the new finding of a later capture
 // fail the job.
 func TestActionKnownInput(t *testing.T) {
+	t.Parallel() // waits for the action's build, like the other action tests
 	f := newActionFixture(t)
 	known := filepath.Join(f.workspace, ".mcpsnoop", "known.txt")
 	if err := os.MkdirAll(filepath.Dir(known), 0o755); err != nil {

@@ -12,6 +12,7 @@ import (
 // and logs of other tools do: the newest session is checked, a run of its
 // own, instead of exit 2.
 func TestActionDefaultWithoutRunKeys(t *testing.T) {
+	t.Parallel() // waits for the action's build, like the other action tests
 	f := newActionFixture(t)
 	home := t.TempDir()
 	sessions := filepath.Join(home, "sessions")
