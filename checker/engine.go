@@ -210,6 +210,9 @@ func (e *Engine) Report() *Report {
 			}
 		}
 		sr.Findings = s.findingCounts
+		if known.active {
+			sr.KnownBySignal = known.known[i]
+		}
 		if sr.Failed() {
 			rep.Verdict = Failed
 		}

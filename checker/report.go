@@ -78,6 +78,9 @@ type SessionReport struct {
 	// FailedSignals are the gated signals with a non-zero count, in
 	// AllSignals order.
 	FailedSignals []Signal
+	// KnownBySignal counts, per signal, the findings Config.Known accepted;
+	// nil when no known findings were given.
+	KnownBySignal map[Signal]int
 	Tools         []ToolStats
 	// Assertions holds every assertion evaluated for this session, passed
 	// or not, in evaluation order. The assertions judged per run

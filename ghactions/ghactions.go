@@ -148,16 +148,17 @@ type Outputs struct {
 
 // ComputeOutputs derives the outputs of a checked run: errors and warnings
 // are the sums of the sessions' error and warning counters, findings the
-// sum of the counters of the gated signals (exact even when the report
-// kept only some findings). Failed assertions are not findings; outcome
-// and exit-code say when one failed the run.
+// sum of the counters of the gated signals that failed, less the findings
+// accepted as known (exact even when the report kept only some findings).
+// Failed assertions are not findings; outcome and exit-code say when one
+// failed the run.
 func ComputeOutputs(rep *checker.Report, opts Options) Outputs {
 	var errs, warns, found int
 	for _, s := range rep.Sessions {
 		errs += s.Counters.Errors
 		warns += s.Counters.Warnings
 		for _, sig := range s.FailedSignals { // the gated signals that fired
-			found += s.Counters.Count(sig)
+			found += max(0, s.Counters.Count(sig)-s.KnownBySignal[sig])
 		}
 	}
 	code := 0

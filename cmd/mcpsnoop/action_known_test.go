@@ -42,4 +42,6 @@ func TestActionKnownInput(t *testing.T) {
 	if !res.Failed || !strings.Contains(res.Log, "error response could not be matched to a call") {
 		t.Errorf("a new finding passed:\n%s", res.Log)
 	}
+	// The new error and its warning; the accepted error is not counted.
+	wantOutputsEqual(t, res, map[string]string{"outcome": "findings", "exit-code": "1", "errors": "2", "warnings": "1", "findings": "2"})
 }
