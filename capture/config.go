@@ -26,6 +26,8 @@ type Config struct {
 	RedactKeys    []string
 	RedactValues  []string
 	RedactPaths   []string
+	OTLPEndpoint  *string
+	OTLPHeaders   []string
 }
 
 // configKeys are the keys a config file may set; the repeatable ones
@@ -33,9 +35,10 @@ type Config struct {
 var configKeys = map[string]bool{
 	"label": false, "trace-file": false, "log-dir": false, "max-log-size": false, "no-trace": false,
 	"redact-secrets": false, "redact-key": true, "redact-value": true, "redact-path": true,
+	"otlp-endpoint": false, "otlp-header": true,
 }
 
-const knownConfigKeys = "label, trace-file, log-dir, max-log-size, no-trace, redact-secrets, redact-key, redact-value, redact-path"
+const knownConfigKeys = "label, trace-file, log-dir, max-log-size, no-trace, redact-secrets, redact-key, redact-value, redact-path, otlp-endpoint, otlp-header"
 
 // LoadConfig reads path; a missing file is no config (nil, nil).
 func LoadConfig(path string) (*Config, error) {
@@ -148,6 +151,19 @@ func (c *Config) set(key string, values []string) error {
 		} else {
 			c.RedactSecrets = &b
 		}
+	case "otlp-endpoint":
+		if one == "" {
+			return errors.New("otlp-endpoint is empty")
+		}
+		c.OTLPEndpoint = &one
+	case "otlp-header":
+		for _, v := range values {
+			if name, _, ok := strings.Cut(v, "="); !ok || strings.TrimSpace(name) == "" {
+				// Never the value: it may hold a token.
+				return errors.New("otlp-header must be NAME=VALUE")
+			}
+		}
+		c.OTLPHeaders = append(c.OTLPHeaders, values...)
 	case "redact-key":
 		c.RedactKeys = append(c.RedactKeys, values...)
 	case "redact-value":
@@ -192,7 +208,7 @@ func parseScalar(v string) (string, error) {
 		return s, nil
 	}
 	if strings.HasPrefix(v, "[") {
-		return "", errors.New("arrays are for redact-key, redact-value and redact-path")
+		return "", errors.New("arrays are for redact-key, redact-value, redact-path and otlp-header")
 	}
 	if i := strings.IndexByte(v, '#'); i >= 0 {
 		if i == 0 || (v[i-1] != ' ' && v[i-1] != '\t') {

@@ -34,6 +34,8 @@ no-trace = false
 		{"quoted key", "\"label\" = 'x'", Config{Label: ptr("x")}},
 		{"log folder and size bound", "log-dir = \"artifacts/mcp\"\nmax-log-size = 512MiB\n", Config{LogDir: ptr("artifacts/mcp"), MaxLogSize: ptr(int64(512 << 20))}},
 		{"no size bound", "max-log-size = '0'", Config{MaxLogSize: ptr(int64(0))}},
+		{"collector", "otlp-endpoint = \"http://localhost:4318/v1/traces\"\notlp-header = [\"x-tenant=a\", 'authorization=Bearer t']\notlp-header = \"x-b=c\"\n",
+			Config{OTLPEndpoint: ptr("http://localhost:4318/v1/traces"), OTLPHeaders: []string{"x-tenant=a", "authorization=Bearer t", "x-b=c"}}},
 	}
 	for _, tt := range tests {
 		got, err := ParseConfig(".mcpsnoop.toml", []byte(tt.text))
@@ -64,6 +66,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"label = \"a\" b", `line 1: label: unexpected "b" after the value`},
 		{"label = \"a", `line 1: label: "a has no closing "`},
 		{"label =", `line 1: label: missing value`},
+		{"otlp-endpoint = ''", `line 1: otlp-endpoint is empty`},
+		{"otlp-header = \"authorization Bearer sk-1\"", `line 1: otlp-header must be NAME=VALUE`},
 	}
 	for _, tt := range tests {
 		_, err := ParseConfig(".mcpsnoop.toml", []byte(tt.text))

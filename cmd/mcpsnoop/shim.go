@@ -217,6 +217,16 @@ func mergeShimSettings(cmd *cobra.Command, o *shimOptions, cfg *capture.Config, 
 		return st, err
 	}
 	st.redactor = red
+	// The collector: --otlp-endpoint replaces the file's endpoint and its
+	// headers (they may carry a token meant for the file's collector only).
+	if !set("otlp-endpoint") && cfg.OTLPEndpoint != nil {
+		o.otlp.endpoint = *cfg.OTLPEndpoint
+		if !set("otlp-header") {
+			o.otlp.headers = cfg.OTLPHeaders
+		}
+	} else if cfg.OTLPEndpoint == nil && cfg.OTLPHeaders != nil && !set("otlp-endpoint") {
+		return st, errString(capture.ConfigFile + ": otlp-header needs otlp-endpoint")
+	}
 	return st, nil
 }
 

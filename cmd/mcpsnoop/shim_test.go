@@ -37,6 +37,7 @@ func TestShim(t *testing.T) {
 		{"sdk-2026-07-28-mrtr", testShimSDKMRTR},
 		{"pipelined-1000", testShimPipelined},
 		{"config-file", testShimConfigFile},
+		{"config-file-otlp", testShimConfigOTLP},
 		{"bad-config", testShimBadConfig},
 		{"not-found", testShimNotFound},
 		{"run-of-three", testShimRunOfThree},
