@@ -53,10 +53,15 @@ type InputSessions struct {
 // NewPart returns an engine that reads some of a check's inputs while other
 // parts read the rest; Merge joins them. Call BeginInput before each input.
 // Config.OnCall and OnFrame are not for parts: they would be called from
-// several goroutines, in no useful order.
-func NewPart(cfg Config) *Engine {
+// several goroutines, in no useful order. parts is how many parts read at
+// once: they share the cores that validate frames (--wire), so that the
+// batches in flight stay those of one engine, not one engine's per part.
+func NewPart(cfg Config, parts int) *Engine {
 	e := New(cfg)
 	e.part = &partState{input: -1}
+	if e.pool != nil {
+		e.pool.maxInFlight = max(1, e.pool.maxInFlight/max(1, parts))
+	}
 	return e
 }
 

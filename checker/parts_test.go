@@ -99,7 +99,7 @@ func TestMergeTornLineGoesToEarlierInput(t *testing.T) {
 
 func TestMergeRefusesSharedSessions(t *testing.T) {
 	log := logOf("s", "1 c2s 0 "+toolCall("1", "a", ""))
-	a, b := checker.NewPart(checker.Config{}), checker.NewPart(checker.Config{})
+	a, b := checker.NewPart(checker.Config{}, 2), checker.NewPart(checker.Config{}, 2)
 	for i, p := range []*checker.Engine{a, b} {
 		p.BeginInput(i)
 		feed(t, p, logInput{fmt.Sprintf("%d.jsonl", i), []byte(log)})
@@ -107,7 +107,7 @@ func TestMergeRefusesSharedSessions(t *testing.T) {
 	if _, err := checker.Merge(checker.Config{}, []*checker.Engine{a, b}); err == nil || !strings.Contains(err.Error(), `session "s"`) {
 		t.Fatalf("Merge of parts sharing a session: err = %v", err)
 	}
-	c := checker.NewPart(checker.Config{})
+	c := checker.NewPart(checker.Config{}, 2)
 	c.BeginInput(0)
 	if _, err := checker.Merge(checker.Config{}, []*checker.Engine{a, c}); err == nil || !strings.Contains(err.Error(), "input 0") {
 		t.Fatalf("Merge of parts that both read input 0: err = %v", err)
@@ -275,7 +275,7 @@ func merged(t *testing.T, cfg checker.Config, ins []logInput, deal [][]int) []by
 		if len(inputs) == 0 {
 			continue
 		}
-		p := checker.NewPart(cfg)
+		p := checker.NewPart(cfg, 2)
 		for _, n := range inputs {
 			p.BeginInput(n)
 			feed(t, p, ins[n])

@@ -75,7 +75,7 @@ func Check(cfg checker.Config, inputs []capture.Input, o Options) (*checker.Engi
 func serial(cfg checker.Config, inputs []capture.Input, o Options) (*checker.Engine, error) {
 	eng := checker.New(cfg)
 	for _, in := range inputs {
-		if err := read(eng, in, o); err != nil {
+		if err := read(eng, in, o, nil, false); err != nil {
 			return nil, err
 		}
 	}
@@ -98,13 +98,27 @@ func allFiles(inputs []capture.Input) bool {
 }
 
 // read streams one input into eng.
-func read(eng *checker.Engine, in capture.Input, o Options) error {
+//
+// size, when not nil, is the input's length: a first pass sets it to the
+// bytes it read, and a second pass reads no more than that, so that a log
+// still being written reads the same both times.
+func read(eng *checker.Engine, in capture.Input, o Options, size *int64, again bool) error {
 	src, err := in.Open(o.Stdin)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	return capture.ReadLog(src, in.Name, func(f *capture.Frame, line int) bool {
+	var r io.Reader = src
+	if size != nil {
+		if again {
+			r = io.LimitReader(src, *size)
+		} else {
+			c := &countingReader{r: src}
+			r = c
+			defer func() { *size = c.n }()
+		}
+	}
+	return capture.ReadLog(r, in.Name, func(f *capture.Frame, line int) bool {
 		o.Redactor.Apply(f)
 		return eng.Ingest(f, checker.Position{Path: in.Path, Name: in.Name, Line: line})
 	}, eng.TornTail)
@@ -119,7 +133,8 @@ func parallel(cfg checker.Config, inputs []capture.Input, o Options, workers int
 	for i := range inputs {
 		jobs[i] = job{i}
 	}
-	parts, err := run(cfg, inputs, o, workers, jobs)
+	sizes := make([]int64, len(inputs))
+	parts, err := run(cfg, inputs, o, workers, jobs, sizes, false)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +146,7 @@ func parallel(cfg checker.Config, inputs []capture.Input, o Options, workers int
 			}
 		}
 		parts = nil // let the dropped parts go before reading again
-		again, err := run(cfg, inputs, o, workers, redo.jobs)
+		again, err := run(cfg, inputs, o, workers, redo.jobs, sizes, true)
 		if err != nil {
 			return nil, err
 		}
@@ -150,8 +165,10 @@ func parallel(cfg checker.Config, inputs []capture.Input, o Options, workers int
 
 // run reads jobs, in order of their first input, on workers goroutines,
 // each with a part of its own that reads every job it takes. It returns
-// the parts, or the error of the first input in order that failed.
-func run(cfg checker.Config, inputs []capture.Input, o Options, workers int, jobs []job) ([]*checker.Engine, error) {
+// the parts, or the error of the first input in order that failed. A first
+// pass notes in sizes the bytes it read of each input; a second (again)
+// reads no more than that.
+func run(cfg checker.Config, inputs []capture.Input, o Options, workers int, jobs []job, sizes []int64, again bool) ([]*checker.Engine, error) {
 	workers = min(workers, len(jobs))
 	var (
 		next    atomic.Int64 // the next job to take
@@ -180,10 +197,10 @@ func run(cfg checker.Config, inputs []capture.Input, o Options, workers int, job
 						break // reading in order would not get this far
 					}
 					if parts[w] == nil {
-						parts[w] = checker.NewPart(cfg)
+						parts[w] = checker.NewPart(cfg, workers)
 					}
 					parts[w].BeginInput(n)
-					if err := read(parts[w], inputs[n], o); err != nil {
+					if err := read(parts[w], inputs[n], o, &sizes[n], again); err != nil {
 						mu.Lock()
 						if n < errAt {
 							errAt, firstEr = n, err
@@ -220,12 +237,10 @@ type redo struct {
 // parts holding them and the jobs that read their inputs again: every
 // group of inputs that share a session in one job, in input order.
 func split(parts []*checker.Engine, inputs int) *redo {
-	partOf := make([]int, inputs)
 	owner := map[string]int{} // session -> part
 	var shared []int
 	for pi, p := range parts {
 		for _, in := range p.InputSessions() {
-			partOf[in.Input] = pi
 			for _, id := range in.Sessions {
 				if o, ok := owner[id]; !ok {
 					owner[id] = pi
@@ -299,4 +314,16 @@ func (u union) join(a, b int) {
 	if ra, rb := u.find(a), u.find(b); ra != rb {
 		u[max(ra, rb)] = min(ra, rb)
 	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -148,10 +148,10 @@ func TestSplit(t *testing.T) {
 	deal := func(deal ...[]int) []*checker.Engine {
 		var parts []*checker.Engine
 		for _, inputs := range deal {
-			p := checker.NewPart(checker.Config{})
+			p := checker.NewPart(checker.Config{}, 2)
 			for _, n := range inputs {
 				p.BeginInput(n)
-				if err := read(p, ins[n], Options{}); err != nil {
+				if err := read(p, ins[n], Options{}, nil, false); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -224,4 +224,45 @@ func TestStdinIsReadInOrder(t *testing.T) {
 	if reportOf(t, serial) != reportOf(t, par) {
 		t.Fatal("with standard input among the inputs, the report differs")
 	}
+}
+
+// A second pass reads no more of an input than the first did: a log that a
+// capture is still writing gives the part read again the frames the first
+// pass saw, not the ones written since.
+func TestReadAgainStopsWhereTheFirstPassDid(t *testing.T) {
+	ins := files(t, map[string]string{"1.jsonl": session("a", 1, 4)})
+	first := checker.NewPart(checker.Config{}, 1)
+	first.BeginInput(0)
+	var size int64
+	if err := read(first, ins[0], Options{}, &size, false); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := os.Stat(ins[0].Path); info.Size() != size {
+		t.Fatalf("the first pass noted %d bytes of %d", size, info.Size())
+	}
+	f, err := os.OpenFile(ins[0].Path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(session("a", 100, 3) + session("late", 1, 2))
+	f.Close()
+	again := checker.NewPart(checker.Config{}, 1)
+	again.BeginInput(0)
+	if err := read(again, ins[0], Options{}, &size, true); err != nil {
+		t.Fatal(err)
+	}
+	a, b := reportOf(t, mergeOne(t, first)), reportOf(t, mergeOne(t, again))
+	if a != b {
+		t.Errorf("the second pass read what was written after the first:\nfirst:  %.300s\nsecond: %.300s", a, b)
+	}
+}
+
+// mergeOne turns a part into the engine Merge gives.
+func mergeOne(t *testing.T, p *checker.Engine) *checker.Engine {
+	t.Helper()
+	eng, err := checker.Merge(checker.Config{}, []*checker.Engine{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
 }
