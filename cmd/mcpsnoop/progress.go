@@ -3,7 +3,10 @@ package main
 import (
 	"io"
 	"os"
+	"os/signal"
+	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/internal/progress"
@@ -44,5 +47,33 @@ func showReading(stderr io.Writer, inputs []capture.Input) (stop func()) {
 			inputs[i].Count = read
 		}
 	}
-	return progress.Start(stderr, true, total, read).Stop
+	line := progress.Start(stderr, true, total, read)
+	var once sync.Once
+	end := func() { once.Do(line.Stop) }
+	// Interrupted while the line is up (Ctrl-C on a long read): erase it
+	// before the process ends, so the shell's prompt starts a clean line.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			end()
+			os.Exit(128 + signalNumber(sig))
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+		end()
+	}
+}
+
+// signalNumber is sig's number, for the shell's 128+N exit status.
+func signalNumber(sig os.Signal) int {
+	if n, ok := sig.(syscall.Signal); ok {
+		return int(n)
+	}
+	return 2
 }
