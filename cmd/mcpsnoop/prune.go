@@ -27,11 +27,12 @@ func newPruneCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "prune --older-than AGE",
 		Short: "Delete session logs older than an age from the state directory",
-		Long: `Prune deletes the session logs in <state>/sessions that were last written
-before the given age, to keep the disk they use bounded. It never runs
-without --older-than, and it asks before deleting unless --yes is given;
-when standard input is not a terminal it refuses to ask and deletes
-nothing. Only *.jsonl files directly in that folder are considered: tool
+		Long: `Prune deletes the session logs in <state>/sessions, and the replay logs
+verify leaves in <state>/replays, that were last written before the given
+age, to keep the disk they use bounded. It never runs without
+--older-than, and it asks before deleting unless --yes is given; when
+standard input is not a terminal it refuses to ask and deletes nothing.
+Only *.jsonl files directly in those folders are considered: tool
 baselines and anything else are never touched.
 
 AGE is a number of whole days (30d) or a Go duration (72h, 90m).
@@ -61,9 +62,13 @@ func runPrune(cmd *cobra.Command, o pruneOptions, now time.Time) error {
 	if err != nil {
 		return pruneFail(2, "%v", err)
 	}
-	logs, err := prune.Find(capture.SessionsDir(), now.Add(-age))
-	if err != nil {
-		return pruneFail(1, "%v", err)
+	var logs []prune.Log
+	for _, dir := range []string{capture.SessionsDir(), replaysDir()} {
+		found, err := prune.Find(dir, now.Add(-age))
+		if err != nil {
+			return pruneFail(1, "%v", err)
+		}
+		logs = append(logs, found...)
 	}
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if len(logs) == 0 {

@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// pruneHome is a state directory with two old logs (1,536 bytes between
-// them), a fresh one, and old tool baselines that prune must never touch.
+// pruneHome is a state directory with three old logs (two session logs and
+// verify's replay log, 2,048 bytes between them), fresh ones, and old tool
+// baselines that prune must never touch.
 func pruneHome(t *testing.T) (home string, old []string) {
 	t.Helper()
 	home = t.TempDir()
@@ -29,8 +30,10 @@ func pruneHome(t *testing.T) (home string, old []string) {
 	old = []string{
 		put("sessions/a-1.jsonl", 1000, long),
 		put("sessions/b-2.jsonl", 536, long),
+		put("replays/c-3.jsonl", 512, long),
 	}
 	put("sessions/fresh.jsonl", 10, time.Now())
+	put("replays/fresh.jsonl", 10, time.Now())
 	put("sessions/notes.txt", 10, long)
 	put("tool-baselines/0123456789abcdef0123456789abcdef.json", 50, long)
 	put("tool-baselines/old.jsonl", 50, long)
@@ -51,9 +54,9 @@ func TestPrune(t *testing.T) {
 		stdin    string
 		terminal bool
 		code     int
-		stdout   string // with $OLD0 and $OLD1 for the old logs' paths
+		stdout   string // with $OLD0, $OLD1 and $OLD2 for the old logs' paths
 		stderr   string
-		removed  bool // the two old logs are gone
+		removed  bool // the three old logs are gone
 	}{
 		{name: "no flag", code: 2, stderr: "mcpsnoop prune: --older-than is required, e.g. 30d or 72h\n"},
 		{name: "zero", args: []string{"--older-than", "0d"}, code: 2, stderr: "mcpsnoop prune: --older-than must be greater than zero\n"},
@@ -62,16 +65,16 @@ func TestPrune(t *testing.T) {
 		{name: "extra argument", args: []string{"--older-than", "30d", "logs"}, code: 2, stderr: "mcpsnoop: unknown command \"logs\" for \"mcpsnoop prune\"\n"},
 		{name: "nothing old enough", args: []string{"--older-than", "60d", "--yes"}, stdout: "nothing to prune: no session logs older than 60d\n"},
 		{name: "dry run", args: []string{"--older-than", "30d", "--dry-run"},
-			stdout: "would remove 2 session log(s), 1.5 KiB:\n  $OLD0\n  $OLD1\n"},
+			stdout: "would remove 3 session log(s), 2.0 KiB:\n  $OLD0\n  $OLD1\n  $OLD2\n"},
 		{name: "no terminal to ask on", args: []string{"--older-than", "30d"}, stdin: "y\n", code: 1,
-			stderr: "mcpsnoop prune: standard input is not a terminal, so there is no one to ask before removing 2 session log(s), 1.5 KiB; pass --yes to remove them, or --dry-run to list them\n"},
-		{name: "yes", args: []string{"--older-than", "720h", "--yes"}, stdout: "removed 2 session log(s), 1.5 KiB\n", removed: true},
+			stderr: "mcpsnoop prune: standard input is not a terminal, so there is no one to ask before removing 3 session log(s), 2.0 KiB; pass --yes to remove them, or --dry-run to list them\n"},
+		{name: "yes", args: []string{"--older-than", "720h", "--yes"}, stdout: "removed 3 session log(s), 2.0 KiB\n", removed: true},
 		{name: "asked, agreed", args: []string{"--older-than", "30d"}, stdin: "Yes\n", terminal: true,
-			stdout: "removed 2 session log(s), 1.5 KiB\n", stderr: "remove 2 session log(s), 1.5 KiB? [y/N] ", removed: true},
+			stdout: "removed 3 session log(s), 2.0 KiB\n", stderr: "remove 3 session log(s), 2.0 KiB? [y/N] ", removed: true},
 		{name: "asked, declined", args: []string{"--older-than", "30d"}, stdin: "n\n", terminal: true,
-			stdout: "aborted\n", stderr: "remove 2 session log(s), 1.5 KiB? [y/N] "},
+			stdout: "aborted\n", stderr: "remove 3 session log(s), 2.0 KiB? [y/N] "},
 		{name: "asked, no answer", args: []string{"--older-than", "30d"}, terminal: true,
-			stdout: "aborted\n", stderr: "remove 2 session log(s), 1.5 KiB? [y/N] "},
+			stdout: "aborted\n", stderr: "remove 3 session log(s), 2.0 KiB? [y/N] "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,14 +86,14 @@ func TestPrune(t *testing.T) {
 			}
 			before := snapshot(t, home)
 			code, stdout, stderr := pruneRun(t, strings.NewReader(tt.stdin), tt.args...)
-			wantOut := strings.NewReplacer("$OLD0", old[0], "$OLD1", old[1]).Replace(tt.stdout)
+			wantOut := strings.NewReplacer("$OLD0", old[0], "$OLD1", old[1], "$OLD2", old[2]).Replace(tt.stdout)
 			if code != tt.code || stdout != wantOut || stderr != tt.stderr {
 				t.Errorf("exit %d\nstdout %q\nstderr %q\nwant exit %d\nstdout %q\nstderr %q", code, stdout, stderr, tt.code, wantOut, tt.stderr)
 			}
 			changes := diffSnapshots(before, snapshot(t, home))
 			want := ""
 			if tt.removed {
-				want = "removed sessions/a-1.jsonl, removed sessions/b-2.jsonl"
+				want = "removed replays/c-3.jsonl, removed sessions/a-1.jsonl, removed sessions/b-2.jsonl"
 			}
 			slices.Sort(changes)
 			if got := strings.Join(changes, ", "); got != want {
