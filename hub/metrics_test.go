@@ -483,3 +483,44 @@ func TestHubReleasedLogKeepsIdentity(t *testing.T) {
 		t.Errorf("%d servers, sessions begun %v; want one server and none begun live", n, s)
 	}
 }
+
+// The transport failure series are capped too: past MaxSeries distinct
+// (server, status) pairs the server's labels read OverSeriesCap.
+func TestTransportSeriesCap(t *testing.T) {
+	m := NewMetrics()
+	m.Count()
+	l := newLog("http-1-aaaa", "gw", "http").init()
+	const extra = 5
+	for i := range MaxSeries + extra {
+		l.frame("s2c", time.Millisecond, `"status":`+strconv.Itoa(400+i))
+	}
+	feed(t, m, l.String())
+	fams, _ := scrape(t, (&Hub{Metrics: m}).Handler())
+	named, capped := 0, 0
+	for _, mt := range fams[MetricTransport].GetMetric() {
+		status := ""
+		for _, lp := range mt.Label {
+			if lp.GetName() == "status" {
+				status = lp.GetValue()
+			}
+		}
+		if status == "" {
+			continue // the server's zero sample
+		}
+		if mt.GetCounter().GetValue() != 1 {
+			t.Errorf("a series counted %v failures, want 1", mt.GetCounter().GetValue())
+		}
+		for _, lp := range mt.Label {
+			if lp.GetName() == "server" {
+				if lp.GetValue() == OverSeriesCap {
+					capped++
+				} else {
+					named++
+				}
+			}
+		}
+	}
+	if named != MaxSeries || capped != extra {
+		t.Errorf("%d series name their server, %d read %s; want %d and %d", named, capped, OverSeriesCap, MaxSeries, extra)
+	}
+}

@@ -113,6 +113,20 @@ func TestFindingLinesCap(t *testing.T) {
 			t.Errorf("overflow line %q", got)
 		}
 	}
+	// One past the cap is said as one more; at the cap, nothing is.
+	for _, kept := range []int{MaxFindingLines + 1, MaxFindingLines} {
+		s.Counters.Warnings, s.Findings.Gated = kept, kept
+		one := *rep
+		one.Findings = rep.Findings[:kept]
+		var buf bytes.Buffer
+		if err := WriteText(&buf, &one, TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		said := strings.Contains(buf.String(), "… 1 more (see --json or --sarif)\n")
+		if said != (kept > MaxFindingLines) || strings.Contains(buf.String(), "… 0 more") {
+			t.Errorf("%d findings:\n%s", kept, buf.String())
+		}
+	}
 }
 
 // The verdict line sums up what failed and never reads as a session's

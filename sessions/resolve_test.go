@@ -83,6 +83,11 @@ func TestAmbiguousErrorNamesAtMostTen(t *testing.T) {
 	if !errors.As(err, &amb) || len(amb.Candidates) != 12 || !strings.Contains(err.Error(), "srv-j00-aaaaaaaaaaaa and 2 more); give more of the id") {
 		t.Errorf("err %v", err)
 	}
+	// Ten are all named, with nothing said of more.
+	amb.Candidates = amb.Candidates[:10]
+	if msg := amb.Error(); !strings.Contains(msg, "srv-j00-aaaaaaaaaaaa); give more of the id") || strings.Contains(msg, "more)") {
+		t.Errorf("ten candidates: %s", msg)
+	}
 }
 
 // ResolveWords touches words only: paths, "-", existing files and exact
