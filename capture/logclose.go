@@ -58,7 +58,7 @@ func (w *LogWriter) queuedLocked() uint64 {
 }
 
 // beginIO is called by the writer goroutine before a call to its output
-// (or its warn writer) that may block: what it holds meanwhile is
+// that may block: what it holds meanwhile is
 // published, for a Close that gives up waiting. It reports false once the
 // writer was given up.
 func (w *LogWriter) beginIO() bool {
