@@ -98,3 +98,53 @@ func TestLogWriterWarnNeverBlocks(t *testing.T) {
 		t.Errorf("warning: %q", got)
 	}
 }
+
+// An output that drains slowly but steadily (a pipe read 64 KiB at a time,
+// a tenth of the close bound apart) is waited
+// for at Close, with more than a write buffer queued: nothing is lost and
+// the log needs no closing frame.
+func TestLogWriterCloseWaitsForASlowPipe(t *testing.T) {
+	defer func(d time.Duration) { closeTimeout = d }(closeTimeout)
+	closeTimeout = time.Second
+	r, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := make(chan []byte, 1)
+	go func() {
+		var all []byte
+		buf := make([]byte, 64<<10)
+		for {
+			k, err := r.Read(buf)
+			all = append(all, buf[:k]...)
+			if err != nil {
+				got <- all
+				return
+			}
+			time.Sleep(closeTimeout / 10)
+		}
+	}()
+	w := NewLogWriter(pw, LogOptions{SessionID: "s", Label: "l", Path: "slow.fifo"})
+	line := []byte(strings.Repeat("x", 32<<10))
+	const n = 48 // 1.5 MiB: one write of the buffer would outlast the bound
+	for range n {
+		w.Add(ClientToServer, nil, nil, line, false)
+	}
+	if lost := w.Close(); lost != 0 {
+		t.Errorf("lost %d", lost)
+	}
+	pw.Close() // a Close that gave up left it open
+	var frames []Frame
+	rd := NewReader(bytes.NewReader(<-got), "pipe")
+	for {
+		f, _, err := rd.Next()
+		if err != nil {
+			break
+		}
+		frames = append(frames, f)
+	}
+	if len(frames) != n || frames[n-1].Direction == Meta {
+		t.Errorf("%d frames, want %d and no closing frame", len(frames), n)
+	}
+}
