@@ -58,16 +58,17 @@ func (w *LogWriter) queuedLocked() uint64 {
 }
 
 // beginIO is called by the writer goroutine before a call to its output
-// (or its warn writer) that may block: what it holds meanwhile is
-// published, for a Close that gives up waiting. It reports false once the
-// writer was given up.
-func (w *LogWriter) beginIO() bool {
+// that may block: what it holds meanwhile is published, for a Close that
+// gives up waiting. done is how many frames of the sink's buffer earlier
+// calls wrote whole: they are not held. It reports false once the writer
+// was given up.
+func (w *LogWriter) beginIO(done int) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.quit {
 		return false
 	}
-	w.inIO, w.held, w.ioStart = true, w.owed+uint64(len(w.sink.ends)), time.Now()
+	w.inIO, w.held, w.ioStart = true, w.owed+uint64(len(w.sink.ends)-done), time.Now()
 	return true
 }
 

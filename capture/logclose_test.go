@@ -2,6 +2,7 @@ package capture
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -72,15 +73,16 @@ func (s *slowLog) Write(p []byte) (int, error) {
 
 // An output that is slow but takes what it is given is waited for, however
 // long the whole takes: only one call that does not return is given up on.
+// Each call pauses a fortieth of the bound, so a loaded machine has a wide
+// margin, and the calls together outlast it.
 func TestLogWriterCloseWaitsForASlowOutput(t *testing.T) {
 	defer func(d time.Duration) { closeTimeout = d }(closeTimeout)
 	closeTimeout = time.Second
-	// Each frame fills the write buffer, so each is a write of its own:
-	// 15 writes of a tenth of the bound each, past the bound in all.
-	out := &slowLog{pause: closeTimeout / 10}
+	out := &slowLog{pause: closeTimeout / 40}
 	w := NewLogWriter(out, LogOptions{SessionID: "s", Label: "l", Path: "slow.jsonl"})
-	line := []byte(strings.Repeat("x", WriteBuffer))
-	const n = 15
+	// Frames of a write piece each: 48 calls, past the bound in all.
+	line := []byte(strings.Repeat("x", writePiece-256))
+	const n = 48
 	for range n {
 		w.Add(ClientToServer, nil, nil, line, false)
 	}
@@ -89,5 +91,40 @@ func TestLogWriterCloseWaitsForASlowOutput(t *testing.T) {
 	}
 	if got := len(out.frames(t)); got != n {
 		t.Errorf("%d frames, want %d", got, n)
+	}
+}
+
+// firstWriteLog takes its first write and blocks on every later one until
+// block is closed.
+type firstWriteLog struct {
+	memLog
+	calls atomic.Int32
+	hold  chan struct{}
+}
+
+func (f *firstWriteLog) Write(p []byte) (int, error) {
+	if f.calls.Add(1) > 1 {
+		<-f.hold
+	}
+	return f.memLog.Write(p)
+}
+
+// A Close that gives up on a write part-way through the buffer (written in
+// pieces) counts as lost only the frames the earlier pieces did not write
+// whole.
+func TestLogWriterCloseCountsWhatWasWritten(t *testing.T) {
+	defer func(d time.Duration) { closeTimeout = d }(closeTimeout)
+	closeTimeout = 50 * time.Millisecond
+	out := &firstWriteLog{hold: make(chan struct{})}
+	defer close(out.hold)
+	w := NewLogWriter(out, LogOptions{SessionID: "s", Label: "l", Path: "part.jsonl"})
+	line := []byte(strings.Repeat("x", writePiece*5/8))
+	for range 3 {
+		w.Add(ClientToServer, nil, nil, line, false)
+	}
+	// The first piece holds the first frame whole: only the other two are
+	// lost, however the writer batched them.
+	if lost := w.Close(); lost != 2 {
+		t.Errorf("lost %d, want 2", lost)
 	}
 }

@@ -138,21 +138,35 @@ func (s *logSink) pending() bool { return len(s.ends) > 0 }
 // due reports whether the buffer has waited MaxFlushDelay.
 func (s *logSink) due() bool { return time.Since(s.lastFlush) >= MaxFlushDelay }
 
-// flush writes the buffer out.
+// writePiece is the most one call to the output is given. Close gives up
+// on a call that lasts CloseTimeout, so a call must be small enough for an
+// output that drains slowly but steadily (a pipe read at a few hundred
+// KB/s) to finish it well within that: each piece taken restarts the clock.
+const writePiece = 64 << 10
+
+// flush writes the buffer out, in pieces of at most writePiece.
 func (s *logSink) flush() {
 	s.lastFlush = time.Now()
 	if len(s.ends) > 0 {
-		if !s.w.beginIO() {
-			return
+		var (
+			n   int
+			err error
+		)
+		for n < len(s.buf) && err == nil {
+			piece := s.buf[n:min(n+writePiece, len(s.buf))]
+			if !s.w.beginIO(sort.SearchInts(s.ends, n+1)) {
+				return
+			}
+			k, e := s.out.Write(piece)
+			if !s.w.endIO() {
+				return
+			}
+			if e == nil && k < len(piece) {
+				e = io.ErrShortWrite
+			}
+			n += min(max(k, 0), len(piece))
+			err = e
 		}
-		n, err := s.out.Write(s.buf)
-		if !s.w.endIO() {
-			return
-		}
-		if err == nil && n < len(s.buf) {
-			err = io.ErrShortWrite
-		}
-		n = min(max(n, 0), len(s.buf))
 		if err != nil {
 			// The frames that reached the output whole are written; the
 			// rest are lost, and a torn one is cut off.
@@ -186,7 +200,7 @@ func (s *logSink) close(lastSeq uint64) {
 	if s.w.quit {
 		return
 	}
-	if !s.w.beginIO() {
+	if !s.w.beginIO(0) {
 		return
 	}
 	defer s.w.endIO()

@@ -58,7 +58,8 @@ type LogWriter struct {
 	transport string
 	path      string
 	red       *Redactor
-	warn      io.Writer
+	warn      *Notices // never waited for: stderr may be a full pipe nobody reads
+	ownWarn   bool     // warn was made here: Close closes it
 	framer    Framer
 	stall     time.Duration // 0: an open observation holds the line until it completes
 	maxBytes  int           // the queue's memory budget
@@ -176,7 +177,10 @@ type LogOptions struct {
 	Transport string    // TransportStdio when empty
 	Path      string    // how messages name the log
 	Redactor  *Redactor // applied to every frame before it is written; nil for none
-	Warn      io.Writer // where the one warning about lost frames goes; nil for nowhere
+	// Warn is where the one warning about lost frames goes; nil for
+	// nowhere. It is written through a Notices (Warn itself when it is
+	// one), so the writer never waits on it.
+	Warn io.Writer
 	// MaxSize bounds the bytes of frames this log writes; past it frames
 	// are dropped and counted. 0 is no bound. The closing frame is written
 	// even past it.
@@ -207,13 +211,14 @@ func NewLogWriter(out io.WriteCloser, o LogOptions) *LogWriter {
 	}
 	w := &LogWriter{
 		sessionID: o.SessionID, label: o.Label, transport: o.Transport, path: o.Path,
-		red: o.Redactor, warn: o.Warn, framer: o.Framer, stall: o.Stall, maxBytes: maxBytes,
+		red: o.Redactor, framer: o.Framer, stall: o.Stall, maxBytes: maxBytes,
 		ring: make([]entry, queue), parkedG: map[any]int{},
 		wake: make(chan struct{}, 1), finished: make(chan struct{}),
 	}
 	if w.transport == "" {
 		w.transport = TransportStdio
 	}
+	w.warn, w.ownWarn = NoticesFor(o.Warn)
 	w.sink = newLogSink(w, out, o.MaxSize)
 	go w.loop()
 	return w
@@ -449,6 +454,9 @@ func (w *LogWriter) Close() uint64 {
 	}
 	w.mu.Unlock()
 	w.closeBound(closeTimeout)
+	if w.ownWarn {
+		w.warn.Close(NoticeFlush)
+	}
 	return w.Lost()
 }
 
@@ -678,7 +686,9 @@ func (w *LogWriter) popLocked(batch []entry) ([]entry, time.Duration) {
 }
 
 // warnOnce prints the one warning about lost frames, the first time there
-// are any.
+// are any. It never waits on the warn writer: a writer stuck there would
+// drop every later frame of a healthy log and leave it without its closing
+// frame.
 func (w *LogWriter) warnOnce() {
 	w.mu.Lock()
 	if w.quit || w.warned || w.lost == 0 {
@@ -688,8 +698,7 @@ func (w *LogWriter) warnOnce() {
 	w.warned = true
 	reason := w.reason
 	w.mu.Unlock()
-	if w.warn != nil && w.beginIO() {
-		fmt.Fprintf(w.warn, "mcpsnoop: warning: frames are being dropped from the log %s (%s); traffic is not affected\n", w.path, reason)
-		w.endIO()
+	if w.warn != nil {
+		w.warn.Say(fmt.Sprintf("mcpsnoop: warning: frames are being dropped from the log %s (%s); traffic is not affected\n", w.path, reason))
 	}
 }

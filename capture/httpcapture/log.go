@@ -34,6 +34,11 @@ import (
 type Log struct {
 	w   *capture.LogWriter
 	mem *memBudget // the log copies of bodies still being observed
+	// warn carries the log's warnings (lost frames, the memory budget):
+	// never waited for, so a full stderr delays neither the writer nor a
+	// forwarded body. Close closes it when it was made here (ownWarn).
+	warn    *capture.Notices
+	ownWarn bool
 }
 
 // StallBound is how long an open observation holds up the observations
@@ -90,7 +95,10 @@ type LogOptions struct {
 	Label     string
 	Path      string            // how messages name the log
 	Redactor  *capture.Redactor // applied to every frame before it is written; nil for none
-	Warn      io.Writer         // where the one warning about lost frames goes; nil for nowhere
+	// Warn is where the log's warnings go (lost frames, the memory
+	// budget), through a capture.Notices (Warn itself when it is one), so
+	// that nothing waits on it; nil for nowhere.
+	Warn io.Writer
 	// MaxSize bounds the bytes of frames the log writes (0: no bound), as
 	// capture.LogOptions.MaxSize.
 	MaxSize int64
@@ -119,14 +127,19 @@ func newLog(out io.WriteCloser, o LogOptions, queue int) *Log {
 	if stall <= 0 {
 		stall = StallBound
 	}
-	return &Log{
-		w: capture.NewLogWriter(out, capture.LogOptions{
-			SessionID: o.SessionID, Label: o.Label, Transport: capture.TransportHTTP, Path: o.Path,
-			Redactor: o.Redactor, Warn: o.Warn, MaxSize: o.MaxSize,
-			Framer: framer{}, Stall: stall, Queue: queue, QueueMemory: o.queueBytes,
-		}),
-		mem: newMemBudget(o.MaxBodyMemory, o.Warn),
+	l := &Log{}
+	l.warn, l.ownWarn = capture.NoticesFor(o.Warn)
+	var warn io.Writer
+	if l.warn != nil {
+		warn = l.warn
 	}
+	l.w = capture.NewLogWriter(out, capture.LogOptions{
+		SessionID: o.SessionID, Label: o.Label, Transport: capture.TransportHTTP, Path: o.Path,
+		Redactor: o.Redactor, Warn: warn, MaxSize: o.MaxSize,
+		Framer: framer{}, Stall: stall, Queue: queue, QueueMemory: o.queueBytes,
+	})
+	l.mem = newMemBudget(o.MaxBodyMemory, l.warn)
+	return l
 }
 
 // Path is the log's path as given in LogOptions.
@@ -141,7 +154,13 @@ func (l *Log) Lost() uint64 { return l.w.Lost() }
 // Close stops taking observations, writes those queued (ones begun but
 // never finished are lost), and closes the file. It returns how many
 // frames were lost in all.
-func (l *Log) Close() uint64 { return l.w.Close() }
+func (l *Log) Close() uint64 {
+	lost := l.w.Close()
+	if l.ownWarn {
+		l.warn.Close(capture.NoticeFlush)
+	}
+	return lost
+}
 
 // begin queues an observation whose content comes later (finish), or now
 // when its body is given with done set. It returns the observation's

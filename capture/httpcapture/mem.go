@@ -2,8 +2,9 @@ package httpcapture
 
 import (
 	"fmt"
-	"io"
 	"sync"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
 // memBudget bounds the memory held for the log copies of the bodies and SSE
@@ -18,11 +19,11 @@ type memBudget struct {
 	mu     sync.Mutex
 	limit  int
 	used   int
-	warn   io.Writer
+	warn   *capture.Notices // never waited for: take runs as a body is forwarded
 	warned bool
 }
 
-func newMemBudget(limit int, warn io.Writer) *memBudget {
+func newMemBudget(limit int, warn *capture.Notices) *memBudget {
 	switch {
 	case limit < 0:
 		return nil
@@ -47,7 +48,7 @@ func (m *memBudget) take(n int) bool {
 	m.warned = true
 	m.mu.Unlock()
 	if warn {
-		fmt.Fprintf(m.warn, "mcpsnoop: warning: the log's memory budget for bodies in flight (%d MiB) is used up; bodies are logged truncated until it frees up; traffic is not affected\n", m.limit>>20)
+		m.warn.Say(fmt.Sprintf("mcpsnoop: warning: the log's memory budget for bodies in flight (%d MiB) is used up; bodies are logged truncated until it frees up; traffic is not affected\n", m.limit>>20))
 	}
 	return false
 }

@@ -55,8 +55,12 @@ import (
 type Proxy struct {
 	target *url.URL
 	log    *Log
-	warn   io.Writer
-	rp     *httputil.ReverseProxy
+	// warn is never waited for: it is written to from the goroutines that
+	// forward requests, and a full stderr must not delay a forwarded byte.
+	// Shutdown closes it when it was made here (ownWarn).
+	warn    *capture.Notices
+	ownWarn bool
+	rp      *httputil.ReverseProxy
 
 	sessions sessionConns
 
@@ -78,15 +82,15 @@ type ProxyOptions struct {
 	// http.DefaultTransport that never asks for compression itself (the
 	// client's Accept-Encoding is what the target sees).
 	Transport http.RoundTripper
-	Warn      io.Writer // a line per unreachable target and such; nil for nowhere
+	// Warn takes a line per unreachable target and such, through a
+	// capture.Notices (Warn itself when it is one); nil for nowhere.
+	Warn io.Writer
 }
 
 // NewProxy returns a proxy to o.Target.
 func NewProxy(o ProxyOptions) *Proxy {
-	p := &Proxy{target: o.Target, log: o.Log, warn: o.Warn, unknown: map[string]bool{}}
-	if p.warn == nil {
-		p.warn = io.Discard
-	}
+	p := &Proxy{target: o.Target, log: o.Log, unknown: map[string]bool{}}
+	p.warn, p.ownWarn = capture.NoticesFor(o.Warn)
 	p.sessions.m = map[sessionKey]sessionEntry{}
 	p.closing, p.stop = context.WithCancel(context.Background())
 	p.aborted, p.abort = context.WithCancel(context.Background())
@@ -214,6 +218,9 @@ const abortWait = 2 * time.Second
 // ctx.Err() when exchanges had to be ended, or were still running when it
 // gave up waiting.
 func (p *Proxy) Shutdown(ctx context.Context) error {
+	if p.ownWarn {
+		defer p.warn.Close(capture.NoticeFlush)
+	}
 	p.CloseStreams()
 	idle := p.active.idle()
 	select {
@@ -407,7 +414,7 @@ func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) 
 	// The method and the path are the client's, the error may quote the
 	// target's words: none of it may move a terminal's cursor or forge a
 	// line of its own.
-	fmt.Fprintf(p.warn, "mcpsnoop http: %s %s: %s\n", termsafe.Clean(r.Method, false), termsafe.Clean(r.URL.Path, false), termsafe.Clean(err.Error(), false))
+	p.warn.Say(fmt.Sprintf("mcpsnoop http: %s %s: %s\n", termsafe.Clean(r.Method, false), termsafe.Clean(r.URL.Path, false), termsafe.Clean(err.Error(), false)))
 	if p.log != nil && st != nil {
 		p.log.add(observation{kind: obsResponse, x: st.x, resp: &responseInfo{status: http.StatusBadGateway}})
 	}
@@ -421,7 +428,7 @@ func (p *Proxy) warnCoding(coding string) {
 		return
 	}
 	p.unknown[coding] = true
-	fmt.Fprintf(p.warn, "mcpsnoop http: warning: responses in content-coding %q are forwarded but only their status is logged\n", coding)
+	p.warn.Say(fmt.Sprintf("mcpsnoop http: warning: responses in content-coding %q are forwarded but only their status is logged\n", coding))
 }
 
 // requestExchange reads what the log records of a request's headers.

@@ -45,6 +45,11 @@ type Shim struct {
 	Stdin   io.Reader
 	Stdout  io.Writer
 	Stderr  io.Writer
+	// Notices is where the shim's own lines go (why it ends the server,
+	// what the log lost), never waited for; when nil the shim makes one on
+	// Stderr and closes it at its end. A caller that shares one with the
+	// log (LogOptions.Warn) closes it itself.
+	Notices *capture.Notices
 	// OpenLog is called once the server has started and returns the log to
 	// write, or nil for none. The meta frame is written first.
 	OpenLog func() *capture.LogWriter
@@ -149,8 +154,11 @@ func (s *Shim) Run() (int, error) {
 	}()
 	go func() { defer pumps.Done(); pump(errR, s.Stderr, split(capture.Stderr), nil, nil) }()
 	stopWatch := watchParent(ppid, clientGone)
-	say := newNotices(s.Stderr)
-	defer say.close(noticeFlush)
+	say := s.Notices
+	if say == nil {
+		say = capture.NewNotices(s.Stderr)
+		defer say.Close(capture.NoticeFlush)
+	}
 	s.supervise(cmd.Process, exited, gone, log, inW, say)
 	stopWatch()
 
@@ -169,7 +177,7 @@ func (s *Shim) Run() (int, error) {
 	if log != nil {
 		clientGate.close(drainGrace)
 		if lost := log.Close(); lost > 0 {
-			say.say(fmt.Sprintf("mcpsnoop: %d frame(s) were dropped from the log %s; it is incomplete\n", lost, log.Path()))
+			say.Say(fmt.Sprintf("mcpsnoop: %d frame(s) were dropped from the log %s; it is incomplete\n", lost, log.Path()))
 		}
 	}
 	return exitStatus(cmd.ProcessState), nil
@@ -228,7 +236,7 @@ func watchParent(ppid int, gone func(string)) (stop func()) {
 // grace after the first signal passed on (or sent because the client is
 // gone). It signals first and says why after, through say, which never
 // waits: stderr may be a full pipe.
-func (s *Shim) supervise(p *os.Process, exited <-chan struct{}, gone <-chan string, log *capture.LogWriter, serverIn *os.File, say *notices) {
+func (s *Shim) supervise(p *os.Process, exited <-chan struct{}, gone <-chan string, log *capture.LogWriter, serverIn *os.File, say *capture.Notices) {
 	grace := s.KillGrace
 	if grace <= 0 {
 		grace = DefaultKillGrace
@@ -265,11 +273,11 @@ func (s *Shim) supervise(p *os.Process, exited <-chan struct{}, gone <-chan stri
 			if log != nil {
 				log.Add(capture.Stderr, nil, nil, []byte(msg), false)
 			}
-			say.say(msg + "\n")
+			say.Say(msg + "\n")
 		case <-expired:
 			expired = nil
 			_ = killServer(p)
-			say.say(fmt.Sprintf("mcpsnoop: the server did not exit within %s of %s; killing it\n", grace, SignalName(first)))
+			say.Say(fmt.Sprintf("mcpsnoop: the server did not exit within %s of %s; killing it\n", grace, SignalName(first)))
 		}
 	}
 }

@@ -112,15 +112,20 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 		return httpFail("%v", err)
 	}
 	fmt.Fprintf(stderr, "mcpsnoop http: listening on %s, forwarding to %s\n", ln.Addr(), target.Redacted())
+	// The log's warnings and the proxy's lines go through one queue that
+	// never waits: they are written while requests are forwarded, and
+	// stderr may be a full pipe nobody reads.
+	notes := capture.NewNotices(stderr)
+	defer notes.Close(capture.NoticeFlush)
 	var log *httpcapture.Log
 	if !st.noTrace {
-		log = openHTTPLog(st, stderr)
+		log = openHTTPLog(st, stderr, notes)
 	} else if st.sink != nil {
 		log = httpcapture.NewLog(spanOnlyLog(st.sink), httpcapture.LogOptions{
 			SessionID: capture.NewSessionID(st.label), Label: st.label, Path: "(no log)", Redactor: st.redactor,
 		})
 	}
-	proxy := httpcapture.NewProxy(httpcapture.ProxyOptions{Target: target, Log: log, Warn: stderr})
+	proxy := httpcapture.NewProxy(httpcapture.ProxyOptions{Target: target, Log: log, Warn: notes})
 	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 30 * time.Second}
 	if httpListening != nil {
 		httpListening(ln.Addr())
@@ -140,7 +145,7 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	}
 	if log != nil {
 		if lost := log.Close(); lost > 0 {
-			fmt.Fprintf(stderr, "mcpsnoop http: %d frame(s) were dropped from the log %s; it is incomplete\n", lost, log.Path())
+			notes.Say(fmt.Sprintf("mcpsnoop http: %d frame(s) were dropped from the log %s; it is incomplete\n", lost, log.Path()))
 		}
 	}
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
@@ -175,7 +180,7 @@ func shutdownHTTP(srv *http.Server, proxy *httpcapture.Proxy, sigs <-chan os.Sig
 
 // openHTTPLog creates the session's log and says where it goes. A log that
 // cannot be opened costs the log, not the proxy.
-func openHTTPLog(st shimSettings, stderr io.Writer) *httpcapture.Log {
+func openHTTPLog(st shimSettings, stderr io.Writer, warn *capture.Notices) *httpcapture.Log {
 	f, path, sid := openLog(st, stderr, "mcpsnoop http")
 	if f == nil {
 		if st.sink == nil {
@@ -185,6 +190,6 @@ func openHTTPLog(st shimSettings, stderr io.Writer) *httpcapture.Log {
 	}
 	fmt.Fprintf(stderr, "mcpsnoop http: logging to %s (session %s)\n", path, sid)
 	return httpcapture.NewLog(tapLog(st.sink, f), httpcapture.LogOptions{
-		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr, MaxSize: st.maxLogSize,
+		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: warn, MaxSize: st.maxLogSize,
 	})
 }

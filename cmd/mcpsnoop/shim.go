@@ -113,12 +113,15 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 	signal.Notify(pipes, syscall.SIGPIPE)
 	defer signal.Stop(pipes)
 
+	// The shim's own lines and the log's warning go through one queue that
+	// never waits: stderr may be a full pipe the client never reads.
+	notes := capture.NewNotices(stderr)
 	sh := &stdio.Shim{
 		Command: args, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
-		Signals: sigs, KillGrace: o.killGrace,
+		Notices: notes, Signals: sigs, KillGrace: o.killGrace,
 	}
 	if !st.noTrace {
-		sh.OpenLog = func() *capture.LogWriter { return openShimLog(st, args, stderr) }
+		sh.OpenLog = func() *capture.LogWriter { return openShimLog(st, args, stderr, notes) }
 	} else if st.sink != nil {
 		sh.OpenLog = func() *capture.LogWriter {
 			return capture.NewLogWriter(spanOnlyLog(st.sink), capture.LogOptions{
@@ -127,6 +130,7 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 		}
 	}
 	code, err := sh.Run()
+	notes.Close(capture.NoticeFlush)
 	closeSink(st.sink, stderr, "mcpsnoop")
 	if err != nil {
 		var se *stdio.StartError
@@ -233,7 +237,7 @@ func mergeShimSettings(cmd *cobra.Command, o *shimOptions, cfg *capture.Config, 
 // openShimLog creates the session's log and says where it goes. A log that
 // cannot be opened costs the log, never the session: the shim forwards
 // without one.
-func openShimLog(st shimSettings, args []string, stderr io.Writer) *capture.LogWriter {
+func openShimLog(st shimSettings, args []string, stderr io.Writer, warn *capture.Notices) *capture.LogWriter {
 	f, path, sid := openLog(st, stderr, "mcpsnoop")
 	if f == nil {
 		if st.sink == nil {
@@ -243,7 +247,7 @@ func openShimLog(st shimSettings, args []string, stderr io.Writer) *capture.LogW
 	}
 	fmt.Fprintf(stderr, "mcpsnoop: logging %q to %s (session %s)\n", strings.Join(st.redactor.Command(args), " "), path, sid)
 	return capture.NewLogWriter(tapLog(st.sink, f), capture.LogOptions{
-		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: stderr, MaxSize: st.maxLogSize,
+		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: warn, MaxSize: st.maxLogSize,
 	})
 }
 
