@@ -102,24 +102,24 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	if err != nil {
 		return httpFail("%v", err)
 	}
-	stderr := cmd.ErrOrStderr()
-	if st.sink, err = o.shim.otlp.open("mcpsnoop http", stderr); err != nil {
+	// Everything the proxy says goes through one queue that never waits:
+	// the log's warnings and the proxy's lines are written while requests
+	// are forwarded, and the shutdown line when a signal comes, and stderr
+	// may be a full pipe nobody reads. Closed last, after the sink's words.
+	notes := capture.NewNotices(cmd.ErrOrStderr())
+	defer notes.Close(capture.NoticeFlush)
+	if st.sink, err = o.shim.otlp.open("mcpsnoop http", notes); err != nil {
 		return httpFail("%v", err)
 	}
-	defer closeSink(st.sink, stderr, "mcpsnoop http") // after the log is closed below
+	defer closeSink(st.sink, notes, "mcpsnoop http") // after the log is closed below
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return httpFail("%v", err)
 	}
-	fmt.Fprintf(stderr, "mcpsnoop http: listening on %s, forwarding to %s\n", ln.Addr(), target.Redacted())
-	// The log's warnings and the proxy's lines go through one queue that
-	// never waits: they are written while requests are forwarded, and
-	// stderr may be a full pipe nobody reads.
-	notes := capture.NewNotices(stderr)
-	defer notes.Close(capture.NoticeFlush)
+	fmt.Fprintf(notes, "mcpsnoop http: listening on %s, forwarding to %s\n", ln.Addr(), target.Redacted())
 	var log *httpcapture.Log
 	if !st.noTrace {
-		log = openHTTPLog(st, stderr, notes)
+		log = openHTTPLog(st, notes, notes)
 	} else if st.sink != nil {
 		log = httpcapture.NewLog(spanOnlyLog(st.sink), httpcapture.LogOptions{
 			SessionID: capture.NewSessionID(st.label), Label: st.label, Path: "(no log)", Redactor: st.redactor,
@@ -139,7 +139,7 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	select {
 	case serveErr = <-served:
 	case sig := <-sigs:
-		fmt.Fprintf(stderr, "mcpsnoop http: %s: shutting down\n", stdio.SignalName(sig))
+		fmt.Fprintf(notes, "mcpsnoop http: %s: shutting down\n", stdio.SignalName(sig))
 		shutdownHTTP(srv, proxy, sigs)
 		<-served
 	}

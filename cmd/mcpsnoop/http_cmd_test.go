@@ -33,7 +33,18 @@ type httpRun struct {
 
 func startHTTP(t *testing.T, args ...string) *httpRun {
 	t.Helper()
+	return startHTTPWith(t, nil, args...)
+}
+
+// startHTTPWith is startHTTP with stderr going through wrap (nil: straight
+// to h.stderr).
+func startHTTPWith(t *testing.T, wrap func(io.Writer) io.Writer, args ...string) *httpRun {
+	t.Helper()
 	h := &httpRun{sigs: make(chan os.Signal, 2), stderr: &lockedBuffer{}, done: make(chan int, 1)}
+	var stderr io.Writer = h.stderr
+	if wrap != nil {
+		stderr = wrap(h.stderr)
+	}
 	listening := make(chan net.Addr, 1)
 	httpSignals = func() (<-chan os.Signal, func()) { return h.sigs, func() {} }
 	httpListening = func(a net.Addr) { listening <- a }
@@ -41,7 +52,7 @@ func startHTTP(t *testing.T, args ...string) *httpRun {
 		httpSignals, httpListening = defaultHTTPSignals, nil
 	})
 	go func() {
-		h.done <- run(append([]string{"http"}, args...), strings.NewReader(""), io.Discard, h.stderr)
+		h.done <- run(append([]string{"http"}, args...), strings.NewReader(""), io.Discard, stderr)
 	}()
 	select {
 	case a := <-listening:

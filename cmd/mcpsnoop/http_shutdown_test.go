@@ -12,6 +12,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -111,5 +112,55 @@ func TestHTTPCommandEndsWhenTheLogStalls(t *testing.T) {
 	}
 	if !regexp.MustCompile(`mcpsnoop http: [1-9][0-9]* frame\(s\) were dropped from the log .*log\.fifo; it is incomplete`).MatchString(h.stderr.String()) {
 		t.Errorf("no loss reported:\n%s", h.stderr.String())
+	}
+}
+
+// stallingWriter passes writes on until stall is closed, then blocks every
+// write until release is: a stderr pipe nobody reads any more.
+type stallingWriter struct {
+	w              io.Writer
+	stall, release chan struct{}
+	stalledOnce    sync.Once
+	releaseOnce    sync.Once
+}
+
+func (s *stallingWriter) Write(p []byte) (int, error) {
+	select {
+	case <-s.stall:
+		<-s.release
+	default:
+	}
+	return s.w.Write(p)
+}
+
+// A SIGTERM shuts mcpsnoop http down even when its stderr has stopped
+// taking writes: what it says on the way out never waits for stderr.
+func TestHTTPCommandShutsDownWithAStalledStderr(t *testing.T) {
+	t.Setenv("MCPSNOOP_HOME", t.TempDir())
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		io.Copy(io.Discard, req.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer target.Close()
+	sw := &stallingWriter{stall: make(chan struct{}), release: make(chan struct{})}
+	defer sw.releaseOnce.Do(func() { close(sw.release) })
+	h := startHTTPWith(t, func(w io.Writer) io.Writer { sw.w = w; return sw },
+		"--target", target.URL+"/mcp", "--listen", "127.0.0.1:0", "--label", "stall")
+	resp, err := http.Post("http://"+h.addr+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	sw.stalledOnce.Do(func() { close(sw.stall) })
+	h.sigs <- syscall.SIGTERM
+	select {
+	case code := <-h.done:
+		if code != 0 {
+			t.Errorf("exit %d", code)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("mcpsnoop http did not shut down while its stderr took no writes")
 	}
 }
