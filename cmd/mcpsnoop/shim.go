@@ -100,7 +100,12 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 	}
 
 	stderr := cmd.ErrOrStderr()
-	if st.sink, err = o.otlp.open("mcpsnoop", stderr); err != nil {
+	// The shim's own lines (the span sink's and the log's included) go
+	// through one queue that never waits: stderr may be a full pipe the
+	// client never reads. The server's stderr is forwarded as it comes.
+	notes := capture.NewNotices(stderr)
+	if st.sink, err = o.otlp.open("mcpsnoop", notes); err != nil {
+		notes.Close(capture.NoticeFlush)
 		return shimFail("%v", err)
 	}
 	sigs := make(chan os.Signal, 4)
@@ -113,15 +118,12 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 	signal.Notify(pipes, syscall.SIGPIPE)
 	defer signal.Stop(pipes)
 
-	// The shim's own lines and the log's warning go through one queue that
-	// never waits: stderr may be a full pipe the client never reads.
-	notes := capture.NewNotices(stderr)
 	sh := &stdio.Shim{
 		Command: args, Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
 		Notices: notes, Signals: sigs, KillGrace: o.killGrace,
 	}
 	if !st.noTrace {
-		sh.OpenLog = func() *capture.LogWriter { return openShimLog(st, args, stderr, notes) }
+		sh.OpenLog = func() *capture.LogWriter { return openShimLog(st, args, notes, notes) }
 	} else if st.sink != nil {
 		sh.OpenLog = func() *capture.LogWriter {
 			return capture.NewLogWriter(spanOnlyLog(st.sink), capture.LogOptions{
@@ -130,8 +132,8 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 		}
 	}
 	code, err := sh.Run()
+	closeSink(st.sink, notes, "mcpsnoop")
 	notes.Close(capture.NoticeFlush)
-	closeSink(st.sink, stderr, "mcpsnoop")
 	if err != nil {
 		var se *stdio.StartError
 		if errors.As(err, &se) {
