@@ -171,7 +171,15 @@ func (s *Shim) Run() (int, error) {
 		now := time.Now()
 		_ = outR.SetReadDeadline(now)
 		_ = errR.SetReadDeadline(now)
-		<-drained
+		select {
+		case <-drained:
+		case <-time.After(drainGrace):
+			// A pump is stuck writing to a peer that stopped reading (a
+			// full stderr pipe nobody reads, a client that reads no more):
+			// what it holds cannot be delivered, and waiting would keep
+			// the shim alive for ever. It is left to end with the process;
+			// the log's gate below counts its line lost.
+		}
 	}
 	closeAll(outR, errR)
 	if log != nil {

@@ -38,6 +38,7 @@ func TestShim(t *testing.T) {
 		{"pipelined-1000", testShimPipelined},
 		{"config-file", testShimConfigFile},
 		{"config-file-otlp", testShimConfigOTLP},
+		{"full-stderr-otlp", testShimFullStderrOTLP},
 		{"bad-config", testShimBadConfig},
 		{"not-found", testShimNotFound},
 		{"run-of-three", testShimRunOfThree},
