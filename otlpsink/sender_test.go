@@ -3,11 +3,10 @@ package otlpsink
 import (
 	"bufio"
 	"bytes"
+	"github.com/mcpsnoop/mcpsnoop/internal/otlptest"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,8 +17,8 @@ import (
 // TestSenderBatches: spans leave in batches of at most BatchSize, all of
 // them, with the headers given, decoded by the collector's own types.
 func TestSenderBatches(t *testing.T) {
-	c := newCollector(t, nil)
-	o := fast(c.url())
+	c := otlptest.New(t, nil)
+	o := fast(c.URL())
 	o.Header = http.Header{"Authorization": {"Bearer s3cret"}, "X-Scope-Orgid": {"tenant-a"}}
 	s := NewSender(o)
 	spans := testSpans(1100)
@@ -32,24 +31,25 @@ func TestSenderBatches(t *testing.T) {
 	if st.Spans != 1100 || st.Sent != 1100 || st.Dropped() != 0 {
 		t.Errorf("stats %+v, want 1100 sent", st)
 	}
-	if c.received() != 1100 {
-		t.Errorf("collector got %d spans", c.received())
+	if len(c.Spans()) != 1100 {
+		t.Errorf("collector got %d spans", len(c.Spans()))
 	}
-	for i, n := range c.batches {
+	for i, n := range c.Batches() {
 		if n > DefaultBatchSize || n == 0 {
 			t.Errorf("batch %d holds %d spans", i, n)
 		}
 	}
-	if len(c.batches) < 3 {
-		t.Errorf("%d requests for 1100 spans: %v", len(c.batches), c.batches)
+	if len(c.Batches()) < 3 {
+		t.Errorf("%d requests for 1100 spans: %v", len(c.Batches()), c.Batches())
 	}
-	for _, h := range c.headers {
+	for _, h := range c.Headers() {
 		if h.Get("Authorization") != "Bearer s3cret" || h.Get("X-Scope-OrgID") != "tenant-a" {
 			t.Errorf("headers %v", h)
 		}
 	}
 	seen := map[string]bool{}
-	for _, sp := range c.spans {
+	for _, s := range c.Spans() {
+		sp := s.Span
 		if sp.Name() != "tools/call read" {
 			t.Errorf("span name %q", sp.Name())
 		}
@@ -63,8 +63,8 @@ func TestSenderBatches(t *testing.T) {
 // TestSenderBatchDelay: a batch that does not fill leaves after
 // BatchDelay, while the sender runs (not only at Close).
 func TestSenderBatchDelay(t *testing.T) {
-	c := newCollector(t, nil)
-	o := fast(c.url())
+	c := otlptest.New(t, nil)
+	o := fast(c.URL())
 	o.BatchDelay = 20 * time.Millisecond
 	s := NewSender(o)
 	defer s.Close()
@@ -72,11 +72,11 @@ func TestSenderBatchDelay(t *testing.T) {
 	for _, sp := range testSpans(3) {
 		s.Enqueue(sp)
 	}
-	c.waitAccepted(1)
-	if c.received() != 3 {
-		t.Errorf("first request held %d spans, want 3", c.received())
+	c.WaitTaken(1)
+	if len(c.Spans()) != 3 {
+		t.Errorf("first request held %d spans, want 3", len(c.Spans()))
 	}
-	if waited := c.arrived[0].Sub(start); waited < o.BatchDelay {
+	if waited := c.Arrived()[0].Sub(start); waited < o.BatchDelay {
 		t.Errorf("sent after %s, before the batch delay %s", waited, o.BatchDelay)
 	}
 }
@@ -99,7 +99,7 @@ func TestSenderRetries(t *testing.T) {
 		{http.StatusInternalServerError, "", false},
 	} {
 		t.Run(http.StatusText(tc.status), func(t *testing.T) {
-			c := newCollector(t, func(n int, w http.ResponseWriter) bool {
+			c := otlptest.New(t, func(n int, w http.ResponseWriter) bool {
 				if n < 2 {
 					if tc.retryAfter != "" {
 						w.Header().Set("Retry-After", tc.retryAfter)
@@ -110,7 +110,7 @@ func TestSenderRetries(t *testing.T) {
 				return true
 			})
 			var warn bytes.Buffer
-			o := fast(c.url())
+			o := fast(c.URL())
 			o.Warn = &warn
 			o.Header = http.Header{"Authorization": {"Bearer s3cret"}}
 			s := NewSender(o)
@@ -118,20 +118,20 @@ func TestSenderRetries(t *testing.T) {
 				s.Enqueue(sp)
 			}
 			if tc.retried {
-				c.waitAccepted(1)
+				c.WaitTaken(1)
 			}
 			st := s.Close()
 			if tc.retried {
-				if st.Sent != 10 || st.Dropped() != 0 || c.requestCount() != 3 {
-					t.Errorf("stats %+v after %d requests, want 10 sent on the third", st, c.requestCount())
+				if st.Sent != 10 || st.Dropped() != 0 || c.Requests() != 3 {
+					t.Errorf("stats %+v after %d requests, want 10 sent on the third", st, c.Requests())
 				}
 				if tc.retryAfter != "" {
-					if gap := c.arrived[1].Sub(c.arrived[0]); gap < time.Second {
+					if gap := c.Arrived()[1].Sub(c.Arrived()[0]); gap < time.Second {
 						t.Errorf("retried %s after a Retry-After: 1", gap)
 					}
 				}
-			} else if st.Sent != 0 || st.Refused != 10 || c.requestCount() != 1 {
-				t.Errorf("stats %+v after %d requests, want 10 refused on the first", st, c.requestCount())
+			} else if st.Sent != 0 || st.Refused != 10 || c.Requests() != 1 {
+				t.Errorf("stats %+v after %d requests, want 10 refused on the first", st, c.Requests())
 			}
 			if !strings.Contains(st.Problem, http.StatusText(tc.status)) {
 				t.Errorf("problem %q does not name the status", st.Problem)
@@ -146,12 +146,12 @@ func TestSenderRetries(t *testing.T) {
 // TestSenderPartialSuccess: spans a collector rejects in a partial
 // success are counted as refused, the rest as sent.
 func TestSenderPartialSuccess(t *testing.T) {
-	c := newCollector(t, func(n int, w http.ResponseWriter) bool {
+	c := otlptest.New(t, func(n int, w http.ResponseWriter) bool {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"partialSuccess":{"rejectedSpans":"2","errorMessage":"too old"}}`))
 		return false
 	})
-	s := NewSender(fast(c.url()))
+	s := NewSender(fast(c.URL()))
 	for _, sp := range testSpans(5) {
 		s.Enqueue(sp)
 	}
@@ -167,13 +167,13 @@ func TestSenderPartialSuccess(t *testing.T) {
 func TestSenderQueueFull(t *testing.T) {
 	release := make(chan struct{})
 	holding := make(chan struct{}, 16)
-	c := newCollector(t, func(n int, w http.ResponseWriter) bool {
+	c := otlptest.New(t, func(n int, w http.ResponseWriter) bool {
 		holding <- struct{}{}
 		<-release
 		return true
 	})
 	defer close(release)
-	o := fast(c.url())
+	o := fast(c.URL())
 	o.QueueSize, o.BatchSize, o.FlushTimeout = 4, 1, 100*time.Millisecond
 	s := NewSender(o)
 	spans := testSpans(11)
@@ -200,10 +200,9 @@ func TestSenderQueueFull(t *testing.T) {
 // TestSenderDownAtStart: nothing listens at first; the sender retries in
 // the background and delivers everything once the collector is up.
 func TestSenderDownAtStart(t *testing.T) {
-	addr := freeAddr(t)
-	u, _ := url.Parse("http://" + addr + "/v1/traces")
+	addr := otlptest.FreeAddr(t)
 	var warn bytes.Buffer
-	o := fast(u)
+	o := fast("http://" + addr + "/v1/traces")
 	o.Warn = &warn
 	s := NewSender(o)
 	for _, sp := range testSpans(20) {
@@ -212,20 +211,19 @@ func TestSenderDownAtStart(t *testing.T) {
 	// The sender's batch waits BatchDelay (5 s) or Close; close it once
 	// the collector is up, so its flush finds it.
 	time.Sleep(30 * time.Millisecond)
-	c := listenCollector(t, addr)
+	c := otlptest.NewOn(t, addr, nil)
 	st := s.Close()
-	if st.Sent != 20 || c.received() != 20 {
-		t.Errorf("stats %+v, collector got %d", st, c.received())
+	if st.Sent != 20 || len(c.Spans()) != 20 {
+		t.Errorf("stats %+v, collector got %d", st, len(c.Spans()))
 	}
 }
 
 // TestSenderDownAtStartRetried: the collector is down when the first
 // batch leaves; it is retried until the collector comes up.
 func TestSenderDownAtStartRetried(t *testing.T) {
-	addr := freeAddr(t)
-	u, _ := url.Parse("http://" + addr + "/v1/traces")
+	addr := otlptest.FreeAddr(t)
 	var warn syncBuffer
-	o := fast(u)
+	o := fast("http://" + addr + "/v1/traces")
 	o.BatchSize = 5
 	o.Warn = &warn
 	s := NewSender(o)
@@ -233,8 +231,8 @@ func TestSenderDownAtStartRetried(t *testing.T) {
 		s.Enqueue(sp)
 	}
 	waitFor(t, "the first attempt to fail", func() bool { return strings.Contains(warn.String(), "retrying in the background") })
-	c := listenCollector(t, addr)
-	c.waitAccepted(1)
+	c := otlptest.NewOn(t, addr, nil)
+	c.WaitTaken(1)
 	st := s.Close()
 	if st.Sent != 5 || st.Dropped() != 0 || !strings.Contains(st.Problem, "refused") {
 		t.Errorf("stats %+v", st)
@@ -245,10 +243,9 @@ func TestSenderDownAtStartRetried(t *testing.T) {
 // the next batches are retried and, with it still gone at exit, counted
 // as dropped: sent + dropped = spans.
 func TestSenderDownMidStream(t *testing.T) {
-	addr := freeAddr(t)
-	c := listenCollector(t, addr)
-	u, _ := url.Parse("http://" + addr + "/v1/traces")
-	o := fast(u)
+	addr := otlptest.FreeAddr(t)
+	c := otlptest.NewOn(t, addr, nil)
+	o := fast("http://" + addr + "/v1/traces")
 	o.BatchSize, o.FlushTimeout = 10, 200*time.Millisecond
 	s := NewSender(o)
 	spans := testSpans(35)
@@ -256,7 +253,7 @@ func TestSenderDownMidStream(t *testing.T) {
 		s.Enqueue(sp)
 	}
 	waitFor(t, "the first batch's answer", func() bool { return s.sent.Load() >= 10 })
-	c.srv.Close() // down, connections and all
+	c.Close() // down, connections and all
 	for _, sp := range spans[10:] {
 		s.Enqueue(sp)
 	}
@@ -269,20 +266,20 @@ func TestSenderDownMidStream(t *testing.T) {
 // TestSenderSlowCollector: a collector slower than the spans come is
 // waited for (within RequestTimeout); nothing is lost.
 func TestSenderSlowCollector(t *testing.T) {
-	c := newCollector(t, func(n int, w http.ResponseWriter) bool {
+	c := otlptest.New(t, func(n int, w http.ResponseWriter) bool {
 		time.Sleep(150 * time.Millisecond)
 		return true
 	})
-	o := fast(c.url())
+	o := fast(c.URL())
 	o.BatchSize = 10
 	s := NewSender(o)
 	for _, sp := range testSpans(40) {
 		s.Enqueue(sp)
 	}
-	c.waitAccepted(2)
+	c.WaitTaken(2)
 	st := s.Close()
-	if st.Sent+st.DroppedAtExit != 40 || st.Sent < 20 || c.received() != int(st.Sent) {
-		t.Errorf("stats %+v, collector got %d", st, c.received())
+	if st.Sent+st.DroppedAtExit != 40 || st.Sent < 20 || len(c.Spans()) != int(st.Sent) {
+		t.Errorf("stats %+v, collector got %d", st, len(c.Spans()))
 	}
 }
 
@@ -310,8 +307,7 @@ func TestSenderBlackHole(t *testing.T) {
 		}
 	}()
 	defer func() { ln.Close(); conns.Wait() }()
-	u, _ := url.Parse("http://" + ln.Addr().String() + "/v1/traces")
-	o := fast(u)
+	o := fast("http://" + ln.Addr().String() + "/v1/traces")
 	o.FlushTimeout, o.RequestTimeout = 100*time.Millisecond, 50*time.Millisecond
 	o.BatchSize = 4
 	s := NewSender(o)
@@ -327,21 +323,6 @@ func TestSenderBlackHole(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
-
-// listenCollector serves a collector on addr.
-func listenCollector(t *testing.T, addr string) *collector {
-	c := &collector{t: t, got: make(chan struct{}, 1<<16)}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatalf("listen %s again: %v", addr, err)
-	}
-	c.srv = httptest.NewUnstartedServer(http.HandlerFunc(c.serve))
-	c.srv.Listener.Close()
-	c.srv.Listener = ln
-	c.srv.Start()
-	t.Cleanup(c.srv.Close)
-	return c
-}
 
 type syncBuffer struct {
 	mu sync.Mutex
@@ -367,14 +348,14 @@ func (s *syncBuffer) String() string {
 func TestSenderRefusesRedirects(t *testing.T) {
 	for _, code := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
 		t.Run(http.StatusText(code), func(t *testing.T) {
-			elsewhere := newCollector(t, nil)
-			c := newCollector(t, func(n int, w http.ResponseWriter) bool {
-				w.Header().Set("Location", elsewhere.srv.URL+"/v1/traces?token=s3cret")
+			elsewhere := otlptest.New(t, nil)
+			c := otlptest.New(t, func(n int, w http.ResponseWriter) bool {
+				w.Header().Set("Location", elsewhere.Base()+"/v1/traces?token=s3cret")
 				w.WriteHeader(code)
 				return false
 			})
 			var warn bytes.Buffer
-			o := fast(c.url())
+			o := fast(c.URL())
 			o.Header = http.Header{"X-Api-Key": {"k3y"}}
 			o.Warn = &warn
 			s := NewSender(o)
@@ -382,10 +363,10 @@ func TestSenderRefusesRedirects(t *testing.T) {
 				s.Enqueue(sp)
 			}
 			st := s.Close()
-			if n := elsewhere.requestCount(); n != 0 {
+			if n := elsewhere.Requests(); n != 0 {
 				t.Errorf("the redirect was followed: %d request(s) reached its target", n)
 			}
-			want := strconv.Itoa(code) + " " + http.StatusText(code) + " to " + elsewhere.srv.URL + "/v1/traces (redirects are not followed"
+			want := strconv.Itoa(code) + " " + http.StatusText(code) + " to " + elsewhere.Base() + "/v1/traces (redirects are not followed"
 			if st.Refused != 3 || st.Sent != 0 || !strings.Contains(st.Problem, want) || strings.Contains(st.Problem+warn.String(), "s3cret") {
 				t.Errorf("stats %+v; warning %q; want 3 refused, the problem naming %q", st, warn.String(), want)
 			}
@@ -419,9 +400,8 @@ func TestSenderEscapesTheCollectorsWords(t *testing.T) {
 			}()
 		}
 	}()
-	u, _ := url.Parse("http://" + ln.Addr().String() + "/v1/traces")
 	var warn, report bytes.Buffer
-	o := fast(u)
+	o := fast("http://" + ln.Addr().String() + "/v1/traces")
 	o.Warn = &warn
 	s := NewSender(o)
 	for _, sp := range testSpans(2) {

@@ -3,6 +3,7 @@ package otlpsink
 import (
 	"bytes"
 	"errors"
+	"github.com/mcpsnoop/mcpsnoop/internal/otlptest"
 	"io"
 	"os"
 	"strings"
@@ -53,8 +54,8 @@ func TestTapTracesTheLog(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := checkLog(t, data)
-		c := newCollector(t, nil)
-		sink := New(fast(c.url()))
+		c := otlptest.New(t, nil)
+		sink := New(fast(c.URL()))
 		var out closeBuffer
 		w := sink.Tap(&out)
 		obs, ok := w.(capture.LineObserver)
@@ -80,12 +81,12 @@ func TestTapTracesTheLog(t *testing.T) {
 		for _, s := range rep.Sessions {
 			calls += s.Calls
 		}
-		if c.received() != calls || st.Sent != int64(calls) || st.FramesSkipped != 0 {
-			t.Errorf("%s: %d spans (stats %+v) for %d calls", path, c.received(), st, calls)
+		if len(c.Spans()) != calls || st.Sent != int64(calls) || st.FramesSkipped != 0 {
+			t.Errorf("%s: %d spans (stats %+v) for %d calls", path, len(c.Spans()), st, calls)
 		}
 		ids := map[string]bool{}
-		for _, sp := range c.spans {
-			ids[sp.SpanID().String()] = true
+		for _, sp := range c.Spans() {
+			ids[sp.Span.SpanID().String()] = true
 		}
 		if len(ids) != calls {
 			t.Errorf("%s: %d distinct span ids for %d calls", path, len(ids), calls)
@@ -184,8 +185,8 @@ func benchLog() string {
 // log was given, those the disk could not take too.
 func TestTapDiskFull(t *testing.T) {
 	d := capturetest.NewDisk(256 << 10)
-	c := newCollector(t, nil)
-	sink := New(fast(c.url()))
+	c := otlptest.New(t, nil)
+	sink := New(fast(c.URL()))
 	w := capture.NewLogWriter(sink.Tap(d.Output()), capture.LogOptions{SessionID: "srv-1-aaaaaaaaaaaa", Label: "srv", Path: "full.jsonl"})
 	c2s, s2c := w.Lines(capture.ClientToServer), w.Lines(capture.ServerToClient)
 	const calls = 400
@@ -222,8 +223,8 @@ func TestTapDiskFull(t *testing.T) {
 		t.Errorf("the log ends with %+v, want the closing frame counting %d lost", last, lost)
 	}
 	rep := checkLog(t, data)
-	if rep.Sessions[0].Calls >= calls || st.Sent != calls || st.FramesSkipped != 0 || c.received() != calls {
-		t.Errorf("stats %+v, collector %d, for %d calls given (%d in the log)", st, c.received(), calls, rep.Sessions[0].Calls)
+	if rep.Sessions[0].Calls >= calls || st.Sent != calls || st.FramesSkipped != 0 || len(c.Spans()) != calls {
+		t.Errorf("stats %+v, collector %d, for %d calls given (%d in the log)", st, len(c.Spans()), calls, rep.Sessions[0].Calls)
 	}
 }
 
@@ -242,8 +243,8 @@ func TestTapLostFrames(t *testing.T) {
 		{"torn line", &failingOutput{room: 16 << 10}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newCollector(t, nil)
-			sink := New(fast(c.url()))
+			c := otlptest.New(t, nil)
+			sink := New(fast(c.URL()))
 			w := capture.NewLogWriter(sink.Tap(tc.out), capture.LogOptions{SessionID: "srv-1-aaaaaaaaaaaa", Label: "srv", Path: "lossy.jsonl", MaxSize: tc.max})
 			c2s, s2c := w.Lines(capture.ClientToServer), w.Lines(capture.ServerToClient)
 			const calls = 300
@@ -271,8 +272,8 @@ func TestTapLostFrames(t *testing.T) {
 			if lost == 0 || rep.Sessions[0].Calls >= calls {
 				t.Fatalf("lost %d, %d calls in the log: nothing was lost", lost, rep.Sessions[0].Calls)
 			}
-			if st.Sent != calls || st.FramesSkipped != 0 || c.received() != calls {
-				t.Errorf("stats %+v, collector %d, for %d calls given (%d in the log)", st, c.received(), calls, rep.Sessions[0].Calls)
+			if st.Sent != calls || st.FramesSkipped != 0 || len(c.Spans()) != calls {
+				t.Errorf("stats %+v, collector %d, for %d calls given (%d in the log)", st, len(c.Spans()), calls, rep.Sessions[0].Calls)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/internal/otlptest"
 	"io"
 	"net/http"
 	"net/url"
@@ -74,7 +75,7 @@ func startJaeger(t *testing.T) (otlpURL, query string) {
 	t.Helper()
 	bin := engineBinary(t, "MCPSNOOP_JAEGER", "jaeger",
 		".ci/run builds Jaeger v1.76.0 from tools/jaeger into a cache folder and sets MCPSNOOP_JAEGER")
-	health, queryAddr, grpcAddr, otlpAddr := freeLoopback(t), freeLoopback(t), freeLoopback(t), freeLoopback(t)
+	health, queryAddr, grpcAddr, otlpAddr := otlptest.FreeAddr(t), otlptest.FreeAddr(t), otlptest.FreeAddr(t), otlptest.FreeAddr(t)
 	cfg := filepath.Join(t.TempDir(), "jaeger.yaml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf(jaegerConfig, health, queryAddr, grpcAddr, otlpAddr)), 0o600)
 	// OTEL_TRACES_EXPORTER: Jaeger would trace itself to localhost:4317.
@@ -116,7 +117,7 @@ func jaegerTrace(t *testing.T, query, traceID string, want int) ptrace.Traces {
 
 // exportedSpans is what export -T otlp makes of a log, by span id, with
 // each span's resource.
-func exportedSpans(t *testing.T, log string) map[string]receivedSpan {
+func exportedSpans(t *testing.T, log string) map[string]otlptest.Span {
 	t.Helper()
 	var out, errb bytes.Buffer
 	if code := run([]string{"export", "-T", "otlp", log}, strings.NewReader(""), &out, &errb); code != 0 {
@@ -129,14 +130,14 @@ func exportedSpans(t *testing.T, log string) map[string]receivedSpan {
 	return spansByID(req.Traces())
 }
 
-func spansByID(td ptrace.Traces) map[string]receivedSpan {
-	m := map[string]receivedSpan{}
+func spansByID(td ptrace.Traces) map[string]otlptest.Span {
+	m := map[string]otlptest.Span{}
 	for i := 0; i < td.ResourceSpans().Len(); i++ {
 		rs := td.ResourceSpans().At(i)
 		for j := 0; j < rs.ScopeSpans().Len(); j++ {
 			spans := rs.ScopeSpans().At(j).Spans()
 			for k := 0; k < spans.Len(); k++ {
-				m[spans.At(k).SpanID().String()] = receivedSpan{spans.At(k), rs.Resource().Attributes()}
+				m[spans.At(k).SpanID().String()] = otlptest.Span{Span: spans.At(k), Resource: rs.Resource().Attributes()}
 			}
 		}
 	}
@@ -192,18 +193,18 @@ func TestE2EJaeger(t *testing.T) {
 		runTrace := otlp.RunTraceID(fmt.Sprintf("p-%d-%d", meta.PPID, start.Unix())).String()
 		firstTraced := ^uint64(0)
 		for _, s := range exported {
-			if !s.span.ParentSpanID().IsEmpty() {
-				firstTraced = min(firstTraced, uint64(s.span.StartTimestamp()))
+			if !s.Span.ParentSpanID().IsEmpty() {
+				firstTraced = min(firstTraced, uint64(s.Span.StartTimestamp()))
 			}
 		}
 		want := map[string]string{} // span id -> trace id live
 		perTrace := map[string]int{}
 		for id, s := range exported {
-			tid := s.span.TraceID().String()
+			tid := s.Span.TraceID().String()
 			if tid != trace {
 				t.Fatalf("exported span %s in trace %s, want all in the client's %s", id, tid, trace)
 			}
-			if uint64(s.span.EndTimestamp()) < firstTraced {
+			if uint64(s.Span.EndTimestamp()) < firstTraced {
 				tid = runTrace // the handshake
 			}
 			want[id] = tid
@@ -218,19 +219,19 @@ func TestE2EJaeger(t *testing.T) {
 			for id, got := range spansByID(td) {
 				exp, ok := exported[id]
 				if !ok || want[id] != tid {
-					t.Errorf("Jaeger has span %s (%s) in trace %s; want it in %q", id, got.span.Name(), tid, want[id])
+					t.Errorf("Jaeger has span %s (%s) in trace %s; want it in %q", id, got.Span.Name(), tid, want[id])
 					continue
 				}
 				found++
-				if got.span.Name() != exp.span.Name() || got.span.ParentSpanID() != exp.span.ParentSpanID() {
+				if got.Span.Name() != exp.Span.Name() || got.Span.ParentSpanID() != exp.Span.ParentSpanID() {
 					t.Errorf("span %s: Jaeger %s parent %s; export %s parent %s", id,
-						got.span.Name(), got.span.ParentSpanID(), exp.span.Name(), exp.span.ParentSpanID())
+						got.Span.Name(), got.Span.ParentSpanID(), exp.Span.Name(), exp.Span.ParentSpanID())
 				}
-				if p := got.span.ParentSpanID(); !p.IsEmpty() && !strings.HasPrefix(p.String(), "00000000000001") {
+				if p := got.Span.ParentSpanID(); !p.IsEmpty() && !strings.HasPrefix(p.String(), "00000000000001") {
 					t.Errorf("span %s: parent %s is not one of the client's spans", id, p)
 				}
-				gm, _ := got.resource.Get("mcpsnoop.session.missing_frames")
-				wm, ok := exp.resource.Get("mcpsnoop.session.missing_frames")
+				gm, _ := got.Resource.Get("mcpsnoop.session.missing_frames")
+				wm, ok := exp.Resource.Get("mcpsnoop.session.missing_frames")
 				if !ok || gm.Int() != wm.Int() {
 					t.Errorf("span %s: missing_frames %d in Jaeger, %d in the export", id, gm.Int(), wm.Int())
 				}
@@ -238,7 +239,7 @@ func TestE2EJaeger(t *testing.T) {
 		}
 		parents := 0
 		for _, s := range exported {
-			if !s.span.ParentSpanID().IsEmpty() {
+			if !s.Span.ParentSpanID().IsEmpty() {
 				parents++
 			}
 		}
@@ -273,7 +274,7 @@ func TestE2EJaeger(t *testing.T) {
 			if _, ok := exported[id]; !ok {
 				t.Errorf("span %s not in the export", id)
 			}
-			m, ok := got.resource.Get("mcpsnoop.session.missing_frames")
+			m, ok := got.Resource.Get("mcpsnoop.session.missing_frames")
 			if !ok {
 				t.Errorf("span %s: no mcpsnoop.session.missing_frames", id)
 			}

@@ -10,6 +10,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/internal/otlptest"
 	"io"
 	"math"
 	"net/http"
@@ -154,7 +155,7 @@ scrape_configs:
     static_configs:
       - targets: ["%s"]
 `, h.addr)), 0o600)
-	promAddr := freeLoopback(t)
+	promAddr := otlptest.FreeAddr(t)
 	startEngine(t, nil, prom, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+promAddr, "--log.level=warn")
 	base := "http://" + promAddr

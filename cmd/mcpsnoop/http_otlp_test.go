@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"github.com/mcpsnoop/mcpsnoop/internal/otlptest"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -36,11 +37,11 @@ func TestHTTPCommandOTLP(t *testing.T) {
 			target := httptest.NewServer(&sw)
 			defer target.Close()
 
-			endpoint := "http://" + freeLoopback(t) + "/v1/traces"
-			var rc *otlpReceiver
+			endpoint := "http://" + otlptest.FreeAddr(t) + "/v1/traces"
+			var rc *otlptest.Collector
 			if collectorUp {
-				rc = newOTLPReceiver(t, nil)
-				endpoint = rc.url()
+				rc = otlptest.New(t, nil)
+				endpoint = rc.URL()
 			}
 			h := startHTTP(t, "--target", target.URL+"/mcp", "--listen", "127.0.0.1:0", "--otlp-endpoint", endpoint, "--otlp-header", "Authorization=Bearer tok-s3cret")
 			var cw clientWire
@@ -72,16 +73,16 @@ func TestHTTPCommandOTLP(t *testing.T) {
 				t.Error("the header's value reached stderr")
 			}
 			if collectorUp {
-				spans := rc.received()
+				spans := rc.Spans()
 				if len(spans) != calls || d != 0 {
 					t.Errorf("collector got %d spans for %d calls; lost %d:\n%s", len(spans), calls, d, stderr)
 				}
 				tools := 0
 				for _, s := range spans {
-					if v, ok := s.span.Attributes().Get("mcpsnoop.call.tool_name"); ok && v.Str() == "find" {
+					if v, ok := s.Span.Attributes().Get("mcpsnoop.call.tool_name"); ok && v.Str() == "find" {
 						tools++
 					}
-					if tr, _ := s.resource.Get("mcpsnoop.session.transport"); tr.Str() != "http" {
+					if tr, _ := s.Resource.Get("mcpsnoop.session.transport"); tr.Str() != "http" {
 						t.Errorf("resource transport %q", tr.Str())
 					}
 				}

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/mcpsnoop/mcpsnoop/internal/otlptest"
 	"net/http"
 	"os"
 	"os/exec"
@@ -156,16 +157,16 @@ func TestShimOTLP(t *testing.T) {
 	bins := buildShimBinaries(t)
 
 	t.Run("delivered", func(t *testing.T) {
-		rc := newOTLPReceiver(t, nil)
-		sr := shimOTLPSession(t, bins, []string{"--otlp-endpoint", rc.url(), "--otlp-header", "Authorization=Bearer tok-s3cret", "--otlp-header", "X-Scope-OrgID=team-a"}, 20, nil)
-		spans := rc.received()
+		rc := otlptest.New(t, nil)
+		sr := shimOTLPSession(t, bins, []string{"--otlp-endpoint", rc.URL(), "--otlp-header", "Authorization=Bearer tok-s3cret", "--otlp-header", "X-Scope-OrgID=team-a"}, 20, nil)
+		spans := rc.Spans()
 		if len(spans) != sr.spans {
 			t.Fatalf("collector got %d spans, want %d\n%s", len(spans), sr.spans, sr.stderr)
 		}
-		if d, _, _ := lost(t, sr.stderr); d != 0 || !strings.Contains(sr.stderr, "streaming spans to "+rc.url()) {
+		if d, _, _ := lost(t, sr.stderr); d != 0 || !strings.Contains(sr.stderr, "streaming spans to "+rc.URL()) {
 			t.Errorf("stderr:\n%s", sr.stderr)
 		}
-		for _, h := range rc.headers {
+		for _, h := range rc.Headers() {
 			if h.Get("Authorization") != "Bearer tok-s3cret" || h.Get("X-Scope-OrgID") != "team-a" {
 				t.Errorf("headers %v", h)
 			}
@@ -193,15 +194,15 @@ func TestShimOTLP(t *testing.T) {
 		}
 		tools := map[string]int{}
 		for _, s := range spans {
-			e, ok := exported[s.span.SpanID().String()]
-			if !ok || e.TraceID() != s.span.TraceID() || e.Name() != s.span.Name() || e.Status().Code() != s.span.Status().Code() ||
-				!e.Attributes().Equal(s.span.Attributes()) || e.StartTimestamp() != s.span.StartTimestamp() || e.EndTimestamp() != s.span.EndTimestamp() {
-				t.Errorf("live span %s %s is not the exported one", s.span.SpanID(), s.span.Name())
+			e, ok := exported[s.Span.SpanID().String()]
+			if !ok || e.TraceID() != s.Span.TraceID() || e.Name() != s.Span.Name() || e.Status().Code() != s.Span.Status().Code() ||
+				!e.Attributes().Equal(s.Span.Attributes()) || e.StartTimestamp() != s.Span.StartTimestamp() || e.EndTimestamp() != s.Span.EndTimestamp() {
+				t.Errorf("live span %s %s is not the exported one", s.Span.SpanID(), s.Span.Name())
 			}
-			if sid, _ := s.resource.Get("mcpsnoop.session.id"); sid.Str() != sr.session {
+			if sid, _ := s.Resource.Get("mcpsnoop.session.id"); sid.Str() != sr.session {
 				t.Errorf("span of session %q, the log's is %q", sid.Str(), sr.session)
 			}
-			if v, ok := s.span.Attributes().Get("mcpsnoop.call.tool_name"); ok {
+			if v, ok := s.Span.Attributes().Get("mcpsnoop.call.tool_name"); ok {
 				tools[v.Str()]++
 			}
 		}
@@ -215,8 +216,8 @@ func TestShimOTLP(t *testing.T) {
 		// in the server's error message naming it, and a token in the
 		// arguments; the log and the spans get them redacted alike.
 		const secret, token = "tenant-s3cret-4242", "tok-k3y-9999"
-		rc := newOTLPReceiver(t, nil)
-		sr := shimSessionThen(t, bins, t.TempDir(), []string{"--otlp-endpoint", rc.url(), "--redact-secrets", "--redact-value", `tenant-s3cret-[0-9]+`}, 3, nil,
+		rc := otlptest.New(t, nil)
+		sr := shimSessionThen(t, bins, t.TempDir(), []string{"--otlp-endpoint", rc.URL(), "--redact-secrets", "--redact-value", `tenant-s3cret-[0-9]+`}, 3, nil,
 			func(ctx context.Context, cs *mcp.ClientSession) int {
 				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lookup-" + secret, Arguments: map[string]any{"api_key": token}})
 				if err == nil || !strings.Contains(err.Error(), secret) {
@@ -224,14 +225,14 @@ func TestShimOTLP(t *testing.T) {
 				}
 				return 1
 			})
-		spans := rc.received()
+		spans := rc.Spans()
 		if len(spans) != sr.spans {
 			t.Fatalf("collector got %d spans, want %d\n%s", len(spans), sr.spans, sr.stderr)
 		}
 		var failed ptrace.Span
 		for _, s := range spans {
-			if s.span.Status().Code() == ptrace.StatusCodeError && s.span.Status().Message() != "tool result marked isError" {
-				failed = s.span
+			if s.Span.Status().Code() == ptrace.StatusCodeError && s.Span.Status().Message() != "tool result marked isError" {
+				failed = s.Span
 			}
 		}
 		if msg := failed.Status().Message(); !strings.Contains(msg, "[REDACTED]") {
@@ -242,27 +243,27 @@ func TestShimOTLP(t *testing.T) {
 			if bytes.Contains(logData, []byte(leak)) {
 				t.Errorf("the log holds %q", leak)
 			}
-			for i, body := range rc.bodies() {
+			for i, body := range rc.Bodies() {
 				if bytes.Contains(body, []byte(leak)) {
 					t.Errorf("request %d to the collector holds %q", i, leak)
 				}
 			}
 		}
-		if len(rc.bodies()) == 0 {
+		if len(rc.Bodies()) == 0 {
 			t.Error("no request reached the collector")
 		}
 	})
 
 	t.Run("no-trace", func(t *testing.T) {
-		rc := newOTLPReceiver(t, nil)
-		sr := shimOTLPSession(t, bins, []string{"--no-trace", "--otlp-endpoint", rc.url()}, 5, nil)
-		if sr.logPath != "" || len(rc.received()) != sr.spans {
-			t.Errorf("log %q, %d spans for %d calls", sr.logPath, len(rc.received()), sr.spans)
+		rc := otlptest.New(t, nil)
+		sr := shimOTLPSession(t, bins, []string{"--no-trace", "--otlp-endpoint", rc.URL()}, 5, nil)
+		if sr.logPath != "" || len(rc.Spans()) != sr.spans {
+			t.Errorf("log %q, %d spans for %d calls", sr.logPath, len(rc.Spans()), sr.spans)
 		}
 	})
 
 	t.Run("down-at-start", func(t *testing.T) {
-		url := "http://" + freeLoopback(t) + "/v1/traces"
+		url := "http://" + otlptest.FreeAddr(t) + "/v1/traces"
 		sr := shimOTLPSession(t, bins, []string{"--otlp-endpoint", url}, 10, nil)
 		d, of, atExit := lost(t, sr.stderr)
 		if d != sr.spans || of != sr.spans || atExit != sr.spans || !strings.Contains(sr.stderr, "refused") {
@@ -271,30 +272,30 @@ func TestShimOTLP(t *testing.T) {
 	})
 
 	t.Run("down-at-start-up-later", func(t *testing.T) {
-		addr := freeLoopback(t)
-		var rc *otlpReceiver
+		addr := otlptest.FreeAddr(t)
+		var rc *otlptest.Collector
 		// 600 calls: the first batch (512 spans) leaves mid-stream, finds
 		// nobody, and is retried; the collector comes up after.
 		sr := shimOTLPSession(t, bins, []string{"--otlp-endpoint", "http://" + addr + "/v1/traces"}, 600, func(i int, stderr *lockedBuffer) {
 			if i == 599 {
 				waitFor(t, "the first failed delivery", func() bool { return strings.Contains(stderr.String(), "retrying in the background") })
-				rc = newOTLPReceiverOn(t, addr)
+				rc = otlptest.NewOn(t, addr, nil)
 			}
 		})
-		if d, _, _ := lost(t, sr.stderr); d != 0 || len(rc.received()) != sr.spans {
-			t.Errorf("lost %d, collector got %d of %d:\n%s", d, len(rc.received()), sr.spans, sr.stderr)
+		if d, _, _ := lost(t, sr.stderr); d != 0 || len(rc.Spans()) != sr.spans {
+			t.Errorf("lost %d, collector got %d of %d:\n%s", d, len(rc.Spans()), sr.spans, sr.stderr)
 		}
 	})
 
 	t.Run("down-mid-stream", func(t *testing.T) {
-		rc := newOTLPReceiver(t, nil)
-		sr := shimOTLPSession(t, bins, []string{"--otlp-endpoint", rc.url()}, 600, func(i int, _ *lockedBuffer) {
+		rc := otlptest.New(t, nil)
+		sr := shimOTLPSession(t, bins, []string{"--otlp-endpoint", rc.URL()}, 600, func(i int, _ *lockedBuffer) {
 			if i == 599 {
-				waitFor(t, "the first batch", func() bool { return len(rc.received()) >= 512 })
-				rc.srv.Close() // gone, connections and all
+				waitFor(t, "the first batch", func() bool { return len(rc.Spans()) >= 512 })
+				rc.Close() // gone, connections and all
 			}
 		})
-		got := len(rc.received())
+		got := len(rc.Spans())
 		d, of, atExit := lost(t, sr.stderr)
 		if got != 512 || d != sr.spans-got || of != sr.spans || atExit != d {
 			t.Errorf("collector got %d; lost %d of %d (%d at exit); want 512 and the other %d lost:\n%s", got, d, of, atExit, sr.spans-512, sr.stderr)
@@ -302,7 +303,7 @@ func TestShimOTLP(t *testing.T) {
 	})
 
 	t.Run("503-retry-after", func(t *testing.T) {
-		rc := newOTLPReceiver(t, func(n int, w http.ResponseWriter) bool {
+		rc := otlptest.New(t, func(n int, w http.ResponseWriter) bool {
 			if n == 0 {
 				w.Header().Set("Retry-After", "1")
 				w.WriteHeader(http.StatusServiceUnavailable)
@@ -310,23 +311,23 @@ func TestShimOTLP(t *testing.T) {
 			}
 			return true
 		})
-		sr := shimOTLPSession(t, bins, []string{"--otlp-endpoint", rc.url()}, 10, nil)
-		if d, _, _ := lost(t, sr.stderr); d != 0 || len(rc.received()) != sr.spans {
-			t.Errorf("lost %d, collector got %d of %d:\n%s", d, len(rc.received()), sr.spans, sr.stderr)
+		sr := shimOTLPSession(t, bins, []string{"--otlp-endpoint", rc.URL()}, 10, nil)
+		if d, _, _ := lost(t, sr.stderr); d != 0 || len(rc.Spans()) != sr.spans {
+			t.Errorf("lost %d, collector got %d of %d:\n%s", d, len(rc.Spans()), sr.spans, sr.stderr)
 		}
-		if len(rc.arrived) != 2 || rc.arrived[1].Sub(rc.arrived[0]) < time.Second {
-			t.Errorf("requests at %v: want a retry a second after the 503", rc.arrived)
+		if len(rc.Arrived()) != 2 || rc.Arrived()[1].Sub(rc.Arrived()[0]) < time.Second {
+			t.Errorf("requests at %v: want a retry a second after the 503", rc.Arrived())
 		}
 	})
 
 	t.Run("slow", func(t *testing.T) {
-		rc := newOTLPReceiver(t, func(n int, w http.ResponseWriter) bool {
+		rc := otlptest.New(t, func(n int, w http.ResponseWriter) bool {
 			time.Sleep(300 * time.Millisecond)
 			return true
 		})
-		sr := shimOTLPSession(t, bins, []string{"--otlp-endpoint", rc.url()}, 600, nil)
-		if d, _, _ := lost(t, sr.stderr); d != 0 || len(rc.received()) != sr.spans {
-			t.Errorf("lost %d, collector got %d of %d:\n%s", d, len(rc.received()), sr.spans, sr.stderr)
+		sr := shimOTLPSession(t, bins, []string{"--otlp-endpoint", rc.URL()}, 600, nil)
+		if d, _, _ := lost(t, sr.stderr); d != 0 || len(rc.Spans()) != sr.spans {
+			t.Errorf("lost %d, collector got %d of %d:\n%s", d, len(rc.Spans()), sr.spans, sr.stderr)
 		}
 	})
 
