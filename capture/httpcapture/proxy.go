@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -31,8 +30,8 @@ import (
 // Proxy is a reverse proxy for one streamable-HTTP MCP server that logs
 // every JSON-RPC message it carries. It forwards any method and path to the
 // target (the target's path replaces the client's when it has one) and
-// streams each response to the client as it arrives, flushing every chunk.
-// Bytes are forwarded unchanged both ways: a compressed response reaches
+// streams each response to the client as it arrives, flushing every chunk
+// (in as few writes as that allows: see flushWriter). Bytes are forwarded unchanged both ways: a compressed response reaches
 // the client compressed and is logged decoded.
 //
 // What is logged (spec: capture-store-export.md section 4): each request
@@ -247,6 +246,7 @@ type exchangeState struct {
 	x      *exchange
 	sid    string // the request's Mcp-Session-Id
 	body   *requestTap
+	out    *flushWriter    // the client's side
 	client context.Context // the client's request context, without the proxy's own cancel
 	cancel context.CancelFunc
 
@@ -283,41 +283,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = st.body
 		defer st.body.complete(false)
 	}
-	p.rp.ServeHTTP(&flushWriter{ResponseWriter: w, rc: http.NewResponseController(w)}, r)
+	st.out = newFlushWriter(w)
+	defer st.out.finish()
+	p.rp.ServeHTTP(st.out, r)
 }
-
-// flushWriter sends every write of a response's body to the client at once.
-// The headers of a body with a Content-Length go out with its first bytes,
-// in one write (or when the exchange ends, for an empty body).
-type flushWriter struct {
-	http.ResponseWriter
-	rc *http.ResponseController
-}
-
-func (w *flushWriter) Write(p []byte) (int, error) {
-	n, err := w.ResponseWriter.Write(p)
-	if err == nil {
-		err = w.FlushError()
-	}
-	return n, err
-}
-
-// FlushError flushes what was written to the client: the error says it did
-// not get there. A writer that cannot flush (not an http.Server's) is
-// written through as it is.
-func (w *flushWriter) FlushError() error {
-	if err := w.rc.Flush(); !errors.Is(err, http.ErrNotSupported) {
-		return err
-	}
-	return nil
-}
-
-// Flush makes flushWriter an http.Flusher.
-func (w *flushWriter) Flush() { _ = w.FlushError() }
-
-// Unwrap lets http.ResponseController reach the client's writer (to hijack
-// it for an upgraded connection, to set deadlines).
-func (w *flushWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // rewrite points a request at the target.
 func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
@@ -340,12 +309,24 @@ func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 }
 
 // modifyResponse starts observing a response, before any of it is
-// forwarded: its place in the log is taken now.
+// forwarded: its place in the log is taken now. The body's last read is
+// marked for the client's writer (lastRead), outside any tap.
 func (p *Proxy) modifyResponse(resp *http.Response) error {
 	st, _ := resp.Request.Context().Value(exchangeKey{}).(*exchangeState)
 	if st == nil {
 		return nil
 	}
+	err := p.observeResponse(st, resp)
+	if st.out != nil && resp.StatusCode != http.StatusSwitchingProtocols && resp.Body != nil {
+		// (An upgraded connection's body is the target's connection, which
+		// the reverse proxy needs to write to: it is not wrapped.)
+		resp.Body = &lastRead{ReadCloser: resp.Body, out: st.out}
+	}
+	return err
+}
+
+// observeResponse is modifyResponse's part for the log and the sessions.
+func (p *Proxy) observeResponse(st *exchangeState, resp *http.Response) error {
 	if id := resp.Header.Get("Mcp-Session-Id"); id != "" && st.sid == "" {
 		p.sessions.issued(id, st.x.conn)
 	}
