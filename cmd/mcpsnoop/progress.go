@@ -37,9 +37,24 @@ func inputsSize(inputs []capture.Input) int64 {
 // it counts what the files read (their Count) and returns what ends the
 // line, to call before anything else is written to stderr.
 func showReading(stderr io.Writer, inputs []capture.Input) (stop func()) {
+	return startReading(stderr, inputs, "").stop
+}
+
+// reading is a progress line of reading inputs (showReading), which can
+// also let other lines out on stderr while it is up (say).
+type reading struct {
+	stderr io.Writer
+	line   *progress.Line // nil: nothing is shown
+	stop   func()         // ends the line; more calls do nothing
+}
+
+// startReading is showReading for a read named by prefix (see
+// progress.StartFor), or the main one for "".
+func startReading(stderr io.Writer, inputs []capture.Input, prefix string) *reading {
+	r := &reading{stderr: stderr, stop: func() {}}
 	total := inputsSize(inputs)
 	if !progress.Shown(stderrIsTerminal(stderr), total) {
-		return func() {}
+		return r
 	}
 	read := new(atomic.Int64)
 	for i := range inputs {
@@ -47,9 +62,9 @@ func showReading(stderr io.Writer, inputs []capture.Input) (stop func()) {
 			inputs[i].Count = read
 		}
 	}
-	line := progress.Start(stderr, true, total, read)
+	r.line = progress.StartFor(stderr, true, prefix, total, read)
 	var once sync.Once
-	end := func() { once.Do(line.Stop) }
+	end := func() { once.Do(r.line.Stop) }
 	// Interrupted while the line is up (Ctrl-C on a long read): erase it
 	// before the process ends, so the shell's prompt starts a clean line.
 	sigs := make(chan os.Signal, 1)
@@ -63,11 +78,24 @@ func showReading(stderr io.Writer, inputs []capture.Input) (stop func()) {
 		case <-done:
 		}
 	}()
-	return func() {
-		signal.Stop(sigs)
-		close(done)
-		end()
+	var stopOnce sync.Once
+	r.stop = func() {
+		stopOnce.Do(func() {
+			signal.Stop(sigs)
+			close(done)
+			end()
+		})
 	}
+	return r
+}
+
+// say writes msg (whole lines) to stderr, above the line when it is up.
+func (r *reading) say(msg string) {
+	if r.line == nil {
+		io.WriteString(r.stderr, msg)
+		return
+	}
+	r.line.Say(msg)
 }
 
 // signalNumber is sig's number, for the shell's 128+N exit status.

@@ -80,6 +80,8 @@ func TestProgressLine(t *testing.T) {
 		code     int
 		stderr   string // what follows the erased line
 		noStdout bool
+		finding  bool // --run and --runs read the logs once to find the runs, with a line of its own
+		once     bool // ... and --runs reads them only then
 	}{
 		{name: "check", args: []string{"check", log}},
 		{name: "check sarif", args: []string{"check", "--format", "sarif", log}},
@@ -88,6 +90,10 @@ func TestProgressLine(t *testing.T) {
 		// No server recorded to run: verify stops after reading the log,
 		// and its error starts a clean line.
 		{name: "verify", args: []string{"verify", "--yes", log}, code: 2, stderr: "mcpsnoop verify: ", noStdout: true},
+		{name: "check --run", args: []string{"check", "--run", "latest", log}, finding: true},
+		{name: "check --runs", args: []string{"check", "--runs", log}, finding: true, once: true},
+		{name: "export --run", args: []string{"export", "-T", "text", "--run", "latest", log}, finding: true},
+		{name: "open --run", args: []string{"open", "--run", "latest", log}, finding: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,7 +112,18 @@ func TestProgressLine(t *testing.T) {
 				t.Errorf("on a terminal: exit %d, stdout differs: %v", code, out != plainOut)
 			}
 			first := "\rreading 0 MB of " + size + " MB"
-			if !strings.HasPrefix(stderr, first) {
+			if tt.finding {
+				finding := "\rfinding runs: reading 0 MB of " + size + " MB"
+				if !strings.HasPrefix(stderr, finding) {
+					t.Fatalf("no progress line for finding the runs: %q", stderr[:min(len(stderr), 200)])
+				}
+				if second := strings.Contains(stderr, first); second == tt.once {
+					t.Fatalf("a line for the second read: %v, want %v: %q", second, !tt.once, stderr[:min(len(stderr), 400)])
+				}
+				if tt.once {
+					first = finding // the line erased last
+				}
+			} else if !strings.HasPrefix(stderr, first) {
 				t.Fatalf("no progress line: %q", stderr[:min(len(stderr), 200)])
 			}
 			// The line is erased: the last draw is blanked out, and what
@@ -157,4 +174,42 @@ func TestOpenBigLogInTmux(t *testing.T) {
 	f.Close()
 	tt = startTmux(t, "MCPSNOOP_HOME="+shellQuote(home)+" "+shellQuote(bin)+" open "+shellQuote(log))
 	tt.waitFor("mcpsnoop open: "+log+": line ", "invalid JSONL envelope", "viewer exited 2")
+}
+
+// A log skipped while the runs are found (one in the sessions directory
+// that is not a log) is said on a line of its own: the progress line is
+// erased first and drawn again after it.
+func TestProgressLineLetsNotesOut(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("MCPSNOOP_HOME", home)
+	sessions := filepath.Join(home, "sessions")
+	if err := os.MkdirAll(sessions, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bigLog(t, sessions)
+	if err := os.WriteFile(filepath.Join(sessions, "bad.jsonl"), []byte(`{"session_id":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := stderrIsTerminal
+	stderrIsTerminal = func(io.Writer) bool { return true }
+	defer func() { stderrIsTerminal = old }()
+	code, out, stderr := runTo(t, "check", "--runs")
+	if code != 0 || !strings.HasPrefix(out, "s-big  session  files  1  ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	note := "mcpsnoop check: skipping " + filepath.Join(sessions, "bad.jsonl") + ": no envelopes found\n"
+	i := strings.Index(stderr, note)
+	if i < 0 {
+		t.Fatalf("no note: %q", stderr)
+	}
+	// Before the note: the line, erased (blanks between two carriage
+	// returns); after it, the line again.
+	before := stderr[:i]
+	erase := strings.LastIndex(before[:len(before)-1], "\r")
+	if !strings.HasPrefix(before, "\rfinding runs: reading 0 MB of ") || !strings.HasSuffix(before, "\r") || erase < 0 || strings.TrimSpace(before[erase+1:len(before)-1]) != "" {
+		t.Errorf("the line is not erased before the note: %q", before)
+	}
+	if after := stderr[i+len(note):]; !strings.HasPrefix(after, "finding runs: reading ") {
+		t.Errorf("the line is not drawn again after the note: %q", after)
+	}
 }

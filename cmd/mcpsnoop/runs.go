@@ -66,16 +66,22 @@ func selectRunInputs(command string, args []string, id string, stdin io.Reader, 
 	}
 	skipBad := len(args) == 0
 	eng := checker.New(checker.Config{})
+	// This pass only finds the runs; the command reads the logs again for
+	// what it does, with a progress line of its own.
+	r := startReading(stderr, inputs, "finding runs: ")
+	defer r.stop()
 	for _, in := range inputs {
 		if err := ingestInput(eng, in, stdin); err != nil {
 			if !skipBad {
 				return sel, err
 			}
-			fmt.Fprintf(stderr, "mcpsnoop %s: skipping %s\n", command, termsafe.Clean(err.Error(), false))
+			r.say(fmt.Sprintf("mcpsnoop %s: skipping %s\n", command, termsafe.Clean(err.Error(), false)))
 			continue
 		}
+		in.Count = nil // the next pass counts for a line of its own
 		sel.Inputs = append(sel.Inputs, in)
 	}
+	r.stop()
 	// A session in no run is a run of its own: --runs lists it and
 	// "latest" may pick it (checker.AllRuns).
 	sel.Runs = checker.AllRuns(eng.Report())

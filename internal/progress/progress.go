@@ -43,8 +43,9 @@ func Shown(terminal bool, total int64) bool {
 // Line is a progress line being drawn. A nil *Line (nothing shown) may be
 // stopped.
 type Line struct {
-	w     io.Writer
-	total int64
+	w      io.Writer
+	prefix string // what the read is for, before "reading"
+	total  int64
 	read  *atomic.Int64
 	start time.Time
 	stop  chan struct{}
@@ -58,11 +59,17 @@ type Line struct {
 // read goes) towards total on w, at once and every Interval until Stop,
 // when Shown says so; otherwise it draws nothing and returns nil.
 func Start(w io.Writer, terminal bool, total int64, read *atomic.Int64) *Line {
+	return StartFor(w, terminal, "", total, read)
+}
+
+// StartFor is Start for a read that is not the command's main one, named
+// by prefix ("finding runs: " gives `finding runs: reading 12 MB of ...`).
+func StartFor(w io.Writer, terminal bool, prefix string, total int64, read *atomic.Int64) *Line {
 	if !Shown(terminal, total) {
 		return nil
 	}
-	l := &Line{w: w, total: total, read: read, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
-	l.draw(Render(read.Load(), total, 0)) // at once: the read may be over before a tick
+	l := &Line{w: w, prefix: prefix, total: total, read: read, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	l.draw(l.prefix + Render(read.Load(), total, 0)) // at once: the read may be over before a tick
 	go l.run()
 	return l
 }
@@ -76,7 +83,7 @@ func (l *Line) run() {
 		case <-l.stop:
 			return
 		case now := <-t.C:
-			l.draw(Render(l.read.Load(), l.total, now.Sub(l.start)))
+			l.draw(l.prefix + Render(l.read.Load(), l.total, now.Sub(l.start)))
 		}
 	}
 }
@@ -87,6 +94,28 @@ func (l *Line) draw(s string) {
 	defer l.mu.Unlock()
 	pad := max(l.width-len(s), 0)
 	fmt.Fprint(l.w, "\r"+s+strings.Repeat(" ", pad))
+	l.width = len(s)
+}
+
+// Say writes msg, a whole line or more, on the line's writer above the
+// line: the line is erased, msg written, and the line drawn again after
+// it, so that the two never mix.
+func (l *Line) Say(msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	erase := ""
+	if l.width > 0 {
+		erase = "\r" + strings.Repeat(" ", l.width) + "\r"
+	}
+	select {
+	case <-l.stop: // stopped: the line is gone and stays gone
+		fmt.Fprint(l.w, erase+msg)
+		l.width = 0
+		return
+	default:
+	}
+	s := l.prefix + Render(l.read.Load(), l.total, time.Since(l.start))
+	fmt.Fprint(l.w, erase+msg+s)
 	l.width = len(s)
 }
 

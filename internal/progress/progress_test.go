@@ -143,3 +143,51 @@ func TestLineDrawsAndErases(t *testing.T) {
 		t.Errorf("a shorter line does not pad over the longer: %q", out)
 	}
 }
+
+// screen is what a terminal shows after out: lines, with each carriage
+// return going back to the start of the line, and where the cursor is.
+func screen(out string) (lines []string, col int) {
+	cur := []rune{}
+	for _, r := range out {
+		switch r {
+		case '\r':
+			col = 0
+		case '\n':
+			lines = append(lines, string(cur))
+			cur, col = []rune{}, 0
+		default:
+			if col < len(cur) {
+				cur[col] = r
+			} else {
+				cur = append(cur, r)
+			}
+			col++
+		}
+	}
+	return append(lines, string(cur)), col
+}
+
+// A named read says what it is for; a message said while the line is up
+// gets a clean line of its own above it, the line is drawn again below it,
+// and a message after Stop is written plainly.
+func TestLineSayAndPrefix(t *testing.T) {
+	var w syncBuffer
+	var read atomic.Int64
+	l := StartFor(&w, true, "finding runs: ", 417_000_000, &read)
+	if got := w.String(); got != "\rfinding runs: reading 0 MB of 417 MB" {
+		l.Stop()
+		t.Fatalf("first draw %q", got)
+	}
+	l.Say("mcpsnoop check: skipping bad.jsonl: not a log\n")
+	lines, _ := screen(w.String())
+	if len(lines) != 2 || lines[0] != "mcpsnoop check: skipping bad.jsonl: not a log" || !strings.HasPrefix(lines[1], "finding runs: reading 0 MB of 417 MB") {
+		l.Stop()
+		t.Fatalf("after Say the terminal shows %q", lines)
+	}
+	l.Stop()
+	l.Say("after\n")
+	lines, col := screen(w.String())
+	if len(lines) != 3 || strings.TrimRight(lines[1], " ") != "after" || lines[2] != "" || col != 0 {
+		t.Errorf("after Stop the terminal shows %q, cursor at %d", lines, col)
+	}
+}
