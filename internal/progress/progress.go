@@ -46,10 +46,10 @@ type Line struct {
 	w      io.Writer
 	prefix string // what the read is for, before "reading"
 	total  int64
-	read  *atomic.Int64
-	start time.Time
-	stop  chan struct{}
-	done  chan struct{}
+	read   *atomic.Int64
+	start  time.Time
+	stop   chan struct{}
+	done   chan struct{}
 
 	mu    sync.Mutex
 	width int // of what is on the line now, to pad over and erase
