@@ -128,15 +128,18 @@ func (w *flushWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // lastRead is a response body that tells the client's writer when a read
 // returns the body's last bytes with its end (the transport does, for a
 // body that arrived whole), so that the write carrying them need not be
-// flushed on its own.
+// flushed on its own. A response with trailers is left as it is: the
+// reverse proxy flushes after its body to have it sent chunked, the only
+// way its trailers can follow, and that flush must happen.
 type lastRead struct {
 	io.ReadCloser
-	out *flushWriter
+	resp *http.Response // its Trailer is filled in as the body ends
+	out  *flushWriter
 }
 
 func (b *lastRead) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if n > 0 && err == io.EOF {
+	if n > 0 && err == io.EOF && len(b.resp.Trailer) == 0 {
 		b.out.lastBytes()
 	}
 	return n, err

@@ -1,6 +1,7 @@
 package httpcapture
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -158,5 +159,58 @@ func TestProxySendsHeldHeaders(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		close(seen)
 		t.Fatal("the headers of an event stream with no event yet never reached the client")
+	}
+}
+
+// Trailers reach the client whether the target announced them or not. The
+// target sends its whole response in one write, so that the body's last
+// read brings the trailers too: the reverse proxy then flushes after the
+// body, to have it sent chunked (the only way trailers can follow), and
+// that flush must not be taken for the last write's.
+func TestProxyForwardsTrailers(t *testing.T) {
+	body := `{"jsonrpc":"2.0","id":1,"result":{}}`
+	for _, announced := range []bool{false, true} {
+		t.Run(fmt.Sprintf("announced=%v", announced), func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			head := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+			if announced {
+				head += "Trailer: X-Checksum\r\n"
+			}
+			answer := fmt.Sprintf("%s\r\n%x\r\n%s\r\n0\r\nX-Checksum: abc\r\n\r\n", head, len(body), body)
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					go func() {
+						defer c.Close()
+						br := bufio.NewReader(c)
+						for {
+							req, err := http.ReadRequest(br)
+							if err != nil {
+								return
+							}
+							io.Copy(io.Discard, req.Body)
+							if _, err := io.WriteString(c, answer); err != nil { // one write
+								return
+							}
+						}
+					}()
+				}
+			}()
+			r := newProxyRigTo(t, &httptest.Server{URL: "http://" + ln.Addr().String(), Listener: ln, Config: &http.Server{}})
+			resp, got := r.do(http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil)
+			if string(got) != body {
+				t.Fatalf("body %q", got)
+			}
+			if tr := resp.Trailer.Get("X-Checksum"); tr != "abc" {
+				t.Errorf("trailer X-Checksum %q, want abc (trailers %v, Content-Length %d)", tr, resp.Trailer, resp.ContentLength)
+			}
+		})
 	}
 }

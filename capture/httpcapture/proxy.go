@@ -320,7 +320,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	if st.out != nil && resp.StatusCode != http.StatusSwitchingProtocols && resp.Body != nil {
 		// (An upgraded connection's body is the target's connection, which
 		// the reverse proxy needs to write to: it is not wrapped.)
-		resp.Body = &lastRead{ReadCloser: resp.Body, out: st.out}
+		resp.Body = &lastRead{ReadCloser: resp.Body, resp: resp, out: st.out}
 	}
 	return err
 }
