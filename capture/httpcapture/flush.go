@@ -18,7 +18,12 @@ import (
 //     when the first bytes come on their heels they travel together;
 //   - the write of a body's last bytes (lastRead) is not flushed: the
 //     server flushes it as the handler returns, with the chunked
-//     terminator, so a short response goes out in one write.
+//     terminator, so a short response goes out in one write (a body that
+//     arrived whole and short may so go out with a Content-Length where
+//     the target chunked it: the same bytes, framed for this hop).
+//
+// A body with trailers, or one that fails, gets the flushes it asks for at
+// once: bodyEnded and bodyFailed say why.
 //
 // Nothing is held longer than that: every other write is flushed at once.
 type flushWriter struct {
@@ -28,6 +33,7 @@ type flushWriter struct {
 	mu    sync.Mutex
 	wrote bool        // some of the body went out
 	last  bool        // the body's last bytes were read: no more writes come
+	now   bool        // every flush asked for happens at once (trailers follow)
 	held  *time.Timer // flushes the headers if no body comes first
 	done  bool        // the handler is returning: the writer is no longer ours
 }
@@ -49,10 +55,7 @@ func (w *flushWriter) Write(p []byte) (int, error) {
 	n, err := w.ResponseWriter.Write(p)
 	if n > 0 {
 		w.wrote = true
-		if w.held != nil {
-			w.held.Stop()
-			w.held = nil
-		}
+		w.stopHeldLocked()
 	}
 	if err == nil && !w.last {
 		err = w.flushLocked()
@@ -69,13 +72,21 @@ func (w *flushWriter) FlushError() error {
 	switch {
 	case w.done || w.last:
 		return nil
-	case !w.wrote:
+	case !w.wrote && !w.now:
 		if w.held == nil {
 			w.held = time.AfterFunc(headerHold, w.flushHeld)
 		}
 		return nil
 	}
+	w.stopHeldLocked()
 	return w.flushLocked()
+}
+
+func (w *flushWriter) stopHeldLocked() {
+	if w.held != nil {
+		w.held.Stop()
+		w.held = nil
+	}
 }
 
 // flushHeld sends held headers whose body did not come in time.
@@ -98,12 +109,36 @@ func (w *flushWriter) flushLocked() error {
 	return nil
 }
 
-// lastBytes marks that the body's last bytes were read: the write that
-// carries them is the last, and the handler's return flushes it.
-func (w *flushWriter) lastBytes() {
+// bodyEnded is told that the body's last read returned n bytes with its
+// end. Without trailers, the write that carries those bytes is the last and
+// the handler's return flushes it. With trailers, flushes happen at once
+// from now on: the reverse proxy flushes after the body so that the
+// response is sent chunked, the only way trailers can follow, even when
+// the body is empty and nothing went out yet.
+func (w *flushWriter) bodyEnded(n int, trailers bool) {
 	w.mu.Lock()
-	w.last = true
-	w.mu.Unlock()
+	defer w.mu.Unlock()
+	switch {
+	case trailers:
+		w.now = true
+	case n > 0:
+		w.last = true
+	}
+}
+
+// bodyFailed is told that reading the body failed: the reverse proxy is
+// about to abort the exchange, closing the client's connection without
+// sending what the server still buffers. Headers held for a body are sent
+// now, as they would have been without the hold, so the client sees the
+// target's answer before the cut.
+func (w *flushWriter) bodyFailed() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done || w.held == nil {
+		return
+	}
+	w.stopHeldLocked()
+	_ = w.flushLocked()
 }
 
 // finish ends the writer's part as the handler returns: a held flush is
@@ -112,10 +147,7 @@ func (w *flushWriter) finish() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.done = true
-	if w.held != nil {
-		w.held.Stop()
-		w.held = nil
-	}
+	w.stopHeldLocked()
 }
 
 // Flush makes flushWriter an http.Flusher.
@@ -125,12 +157,11 @@ func (w *flushWriter) Flush() { _ = w.FlushError() }
 // it for an upgraded connection, to set deadlines).
 func (w *flushWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// lastRead is a response body that tells the client's writer when a read
-// returns the body's last bytes with its end (the transport does, for a
-// body that arrived whole), so that the write carrying them need not be
-// flushed on its own. A response with trailers is left as it is: the
-// reverse proxy flushes after its body to have it sent chunked, the only
-// way its trailers can follow, and that flush must happen.
+// lastRead is a response body that tells the client's writer how it
+// ended: whether a read returned the last bytes with the end (the
+// transport does, for a body that arrived whole) so that the write
+// carrying them need not be flushed on its own, whether trailers follow,
+// or whether it failed (bodyEnded, bodyFailed).
 type lastRead struct {
 	io.ReadCloser
 	resp *http.Response // its Trailer is filled in as the body ends
@@ -139,8 +170,11 @@ type lastRead struct {
 
 func (b *lastRead) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if n > 0 && err == io.EOF && len(b.resp.Trailer) == 0 {
-		b.out.lastBytes()
+	switch {
+	case err == io.EOF:
+		b.out.bodyEnded(n, len(b.resp.Trailer) > 0)
+	case err != nil:
+		b.out.bodyFailed()
 	}
 	return n, err
 }

@@ -162,55 +162,102 @@ func TestProxySendsHeldHeaders(t *testing.T) {
 	}
 }
 
-// Trailers reach the client whether the target announced them or not. The
-// target sends its whole response in one write, so that the body's last
-// read brings the trailers too: the reverse proxy then flushes after the
-// body, to have it sent chunked (the only way trailers can follow), and
-// that flush must not be taken for the last write's.
-func TestProxyForwardsTrailers(t *testing.T) {
-	body := `{"jsonrpc":"2.0","id":1,"result":{}}`
-	for _, announced := range []bool{false, true} {
-		t.Run(fmt.Sprintf("announced=%v", announced), func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
+// rawTarget answers every request on its connection with answer, sent in
+// one write, so that the proxy reads a response whole.
+func rawTarget(t *testing.T, answer string) *httptest.Server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
 			if err != nil {
-				t.Fatal(err)
+				return
 			}
-			defer ln.Close()
-			head := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
-			if announced {
-				head += "Trailer: X-Checksum\r\n"
-			}
-			answer := fmt.Sprintf("%s\r\n%x\r\n%s\r\n0\r\nX-Checksum: abc\r\n\r\n", head, len(body), body)
 			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
 				for {
-					c, err := ln.Accept()
+					req, err := http.ReadRequest(br)
 					if err != nil {
 						return
 					}
-					go func() {
-						defer c.Close()
-						br := bufio.NewReader(c)
-						for {
-							req, err := http.ReadRequest(br)
-							if err != nil {
-								return
-							}
-							io.Copy(io.Discard, req.Body)
-							if _, err := io.WriteString(c, answer); err != nil { // one write
-								return
-							}
-						}
-					}()
+					io.Copy(io.Discard, req.Body)
+					if _, err := io.WriteString(c, answer); err != nil {
+						return
+					}
 				}
 			}()
-			r := newProxyRigTo(t, &httptest.Server{URL: "http://" + ln.Addr().String(), Listener: ln, Config: &http.Server{}})
-			resp, got := r.do(http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil)
-			if string(got) != body {
-				t.Fatalf("body %q", got)
+		}
+	}()
+	// Not started: Close closes the listener, which ends the loop above.
+	return &httptest.Server{URL: "http://" + ln.Addr().String(), Listener: ln, Config: &http.Server{}}
+}
+
+// Trailers reach the client whether the target announced them or not, and
+// whether a body comes before them or not. The target sends its whole
+// response in one write, so that the body's last read brings the trailers
+// too: the reverse proxy then flushes after the body, to have it sent
+// chunked (the only way trailers can follow), and that flush must happen,
+// not be held or taken for the last write's.
+func TestProxyForwardsTrailers(t *testing.T) {
+	for _, contentType := range []string{"application/json", "text/event-stream"} {
+		for _, body := range []string{`{"jsonrpc":"2.0","id":1,"result":{}}`, ""} {
+			for _, announced := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/body=%v/announced=%v", contentType, body != "", announced), func(t *testing.T) {
+					head := "HTTP/1.1 200 OK\r\nContent-Type: " + contentType + "\r\nTransfer-Encoding: chunked\r\n"
+					if announced {
+						head += "Trailer: X-Checksum\r\n"
+					}
+					chunk := ""
+					if body != "" {
+						chunk = fmt.Sprintf("%x\r\n%s\r\n", len(body), body)
+					}
+					r := newProxyRigTo(t, rawTarget(t, head+"\r\n"+chunk+"0\r\nX-Checksum: abc\r\n\r\n"))
+					for i := range 5 {
+						resp, got := r.do(http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil)
+						if string(got) != body {
+							t.Fatalf("call %d: body %q", i, got)
+						}
+						if tr := resp.Trailer.Get("X-Checksum"); tr != "abc" {
+							t.Fatalf("call %d: trailer X-Checksum %q, want abc (trailers %v, Content-Length %d)", i, tr, resp.Trailer, resp.ContentLength)
+						}
+					}
+				})
 			}
-			if tr := resp.Trailer.Get("X-Checksum"); tr != "abc" {
-				t.Errorf("trailer X-Checksum %q, want abc (trailers %v, Content-Length %d)", tr, resp.Trailer, resp.ContentLength)
-			}
-		})
+		}
+	}
+}
+
+// failingBody fails its first read, as a target that dies mid-response.
+type failingBody struct{}
+
+func (failingBody) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
+func (failingBody) Close() error             { return nil }
+
+// Headers held for a body that then fails go out at once: the reverse
+// proxy aborts the exchange on the failure, and the server does not send
+// what it still buffers, so without this the client would get nothing of
+// an answer the target did give.
+func TestFlushWriterSendsHeldHeadersWhenTheBodyFails(t *testing.T) {
+	rec := httptest.NewRecorder()
+	fw := newFlushWriter(rec)
+	defer fw.finish()
+	fw.Header().Set("Content-Type", "text/event-stream")
+	fw.WriteHeader(http.StatusOK)
+	if err := fw.FlushError(); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Flushed {
+		t.Fatal("headers flushed at once: nothing is held, the case tests nothing")
+	}
+	body := &lastRead{ReadCloser: failingBody{}, resp: &http.Response{}, out: fw}
+	if _, err := body.Read(make([]byte, 16)); err != io.ErrUnexpectedEOF {
+		t.Fatalf("read: %v", err)
+	}
+	if !rec.Flushed {
+		t.Error("the held headers were not sent when the body failed")
 	}
 }
