@@ -31,8 +31,9 @@ import (
 // every JSON-RPC message it carries. It forwards any method and path to the
 // target (the target's path replaces the client's when it has one) and
 // streams each response to the client as it arrives, flushing every chunk
-// (in as few writes as that allows: see flushWriter). Bytes are forwarded unchanged both ways: a compressed response reaches
-// the client compressed and is logged decoded.
+// (in as few writes as that allows: see flushWriter). Bytes are forwarded
+// unchanged both ways: a compressed response reaches the client compressed
+// and is logged decoded.
 //
 // What is logged (spec: capture-store-export.md section 4): each request
 // body as c2s frames (a batch gives one frame per element, marked batch),
