@@ -88,10 +88,11 @@ func redactDrift(d *tooldef.DriftEntry, red func(string) string) {
 // toolFindings reports the baseline error, the drift entries and the schema
 // findings of a closed session, located at its last tools/list answer.
 func (s *session) toolFindings(sr *SessionReport) {
-	at := findingInput{phase: phaseTools, sessionWide: true, toolsList: true}
+	at := findingInput{phase: phaseTools, sessionWide: true, toolsList: true, party: PartyServer}
 	if e := sr.Baseline.Error; e != "" {
 		in := at
 		in.signal, in.rank, in.kind, in.text = SignalDrift, 0, "tool baseline error", ": tool baseline error: "+e
+		in.party = PartyRun // the gate's own input, not the server's doing
 		s.addFinding(in)
 	}
 	for _, d := range sr.Baseline.Drift {
@@ -120,7 +121,7 @@ const recordedBaselineKind = "recorded first-seen tool baseline"
 // baseline; it is an error only when the run gated drift and verified
 // nothing.
 func (s *session) recordedFinding(sr *SessionReport) {
-	in := findingInput{signal: SignalDrift, phase: phaseBaselineNote, sessionWide: true, level: LevelNote,
+	in := findingInput{signal: SignalDrift, phase: phaseBaselineNote, sessionWide: true, level: LevelNote, party: PartyRun,
 		kind: recordedBaselineKind, text: ": recorded first-seen tool baseline (trusted, not verified)"}
 	if sr.Baseline.RecordedOnly {
 		in.level = LevelError

@@ -65,6 +65,12 @@ type call struct {
 	args          []byte         // params.arguments, kept only for Config.OnCall
 	taskCancelled bool
 
+	// Who is at fault for a refusal of the request (blame.go).
+	faulty         bool   // the request broke a catalogue rule
+	headerMismatch bool   // its routing headers disagreed with its body
+	blameRaw       []byte // a copy of a small request, while the call is open
+	blameRev       string // the revision it is judged under
+
 	// Kept for exports (Config.KeepBodies), cloned from their frames.
 	params, result, errRaw []byte
 	toolError              bool   // a result marked isError was seen

@@ -65,6 +65,10 @@ type Config struct {
 	Known *KnownFindings
 	// Fingerprints fills Report.Fingerprints (check --write-known).
 	Fingerprints bool
+	// Blame is the parties whose findings can fail the gate (check
+	// --blame); nil means every party. The run's own findings (assertions,
+	// the gate's inputs) are judged whatever it says.
+	Blame []Party
 }
 
 // DefaultMaxFindings is how many findings a report keeps by default.
@@ -83,6 +87,7 @@ type Position struct {
 type Engine struct {
 	cfg      Config
 	gate     Gate
+	blame    blameSet
 	sessions map[string]*session
 	order    []*session
 	last     *session
@@ -112,6 +117,7 @@ func New(cfg Config) *Engine {
 	e := &Engine{
 		cfg:      cfg,
 		gate:     gate,
+		blame:    newBlameSet(cfg.Blame),
 		sessions: map[string]*session{},
 		findings: findingSet{limit: cfg.MaxFindings},
 		wire:     cfg.Wire || gate[SignalWire],
@@ -177,7 +183,10 @@ func (e *Engine) Report() *Report {
 	if e.pool != nil {
 		e.pool.flush()
 	}
-	rep := &Report{FailOn: append([]Signal(nil), e.cfg.FailOn...), Verdict: Passed, Wire: e.wire}
+	rep := &Report{FailOn: append([]Signal(nil), e.cfg.FailOn...), Verdict: Passed, Wire: e.wire, Blame: append([]Party(nil), BlameParties...)}
+	if e.cfg.Blame != nil {
+		rep.Blame = append([]Party(nil), e.cfg.Blame...)
+	}
 	created, verified := false, false
 	for _, s := range e.order {
 		sr := s.close()
@@ -205,13 +214,14 @@ func (e *Engine) Report() *Report {
 	for i, s := range e.order {
 		sr := rep.Sessions[i]
 		for _, sig := range e.cfg.FailOn {
-			if sr.Counters.Count(sig) > 0 && known.fails(i, sig) {
+			if s.gatedBySignal[sig] > 0 && known.fails(i, sig) {
 				sr.FailedSignals = append(sr.FailedSignals, sig)
 			}
 		}
 		sr.Findings = s.findingCounts
+		sr.Parties = s.parties.sorted()
 		if known.active {
-			sr.KnownBySignal = known.known[i]
+			sr.KnownBySignal = known.acceptedBy[i]
 		}
 		if sr.Failed() {
 			rep.Verdict = Failed

@@ -59,7 +59,29 @@ func check(t *testing.T, cfg checker.Config, log string) *checker.Report {
 		}
 		eng.Ingest(&f, checker.Position{Path: "test.jsonl", Name: "test.jsonl", Line: line})
 	}
-	return eng.Report()
+	rep := eng.Report()
+	checkParties(t, rep)
+	return rep
+}
+
+// checkParties holds every report the tests make to the party invariants:
+// each finding names one of the four parties, and a rule the catalogue
+// gives one party blames that party.
+func checkParties(t *testing.T, rep *checker.Report) {
+	t.Helper()
+	for _, f := range rep.Findings {
+		switch f.Party {
+		case checker.PartyServer, checker.PartyClient, checker.PartyTransport, checker.PartyRun:
+		default:
+			t.Errorf("%s finding %q has party %q", f.Signal, f.Text, f.Party)
+		}
+		for _, ref := range f.Rules {
+			r, _ := checker.LookupRule(ref.ID)
+			if r.Party != checker.PartySender && r.ID != "M1" && r.Party != f.Party {
+				t.Errorf("%s finding of %s (%q) blames %s, the catalogue says %s", f.Signal, r.ID, f.Text, f.Party, r.Party)
+			}
+		}
+	}
 }
 
 func messages(rep *checker.Report) []string {

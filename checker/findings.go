@@ -34,7 +34,8 @@ const (
 type findingInput struct {
 	signal      Signal
 	rule        string // defaults to the signal's rule id
-	level       Level  // defaults to the gate's level for the signal
+	level       Level  // defaults to the gate's level for the signal and party
+	party       Party  // who is at fault (party.go)
 	phase       int
 	ordinal     int // frame position within the session
 	rank        int
@@ -155,6 +156,9 @@ func (s *session) addFinding(in findingInput) {
 	level := in.level
 	if level == "" {
 		level = s.e.gate.Level(in.signal)
+		if level == LevelError && !s.e.blame.blamed(in.party) {
+			level = LevelNote // another party's finding, reported and not gated
+		}
 	}
 	var msg, text string
 	switch {
@@ -171,20 +175,28 @@ func (s *session) addFinding(in findingInput) {
 		msg = "session " + s.id + " frame " + strconv.FormatUint(in.seq, 10) + ": " + in.text
 		text = in.text
 	}
+	gated := level == LevelError
 	if rule != RuleAssertion {
-		if level == LevelError {
+		if gated {
 			s.findingCounts.Gated++
+			s.gatedBySignal[in.signal]++
 		} else {
 			s.findingCounts.Notes++
 		}
 	}
 	method, tool := clone(in.method), clone(in.tool)
 	tuple := fingerprintTuple{rule: rule, method: method, tool: tool, kind: in.kind}
-	occ := s.occurrences[tuple]
-	s.occurrences[tuple] = occ + 1
+	t := s.occurrences[tuple]
+	if t == nil {
+		t = &tally{}
+		s.occurrences[tuple] = t
+	}
+	occ := t.n
+	t.add(in.party, gated)
+	s.parties.add(in.party, gated)
 	k := &keptFinding{
 		Finding: Finding{
-			Signal: in.signal, RuleID: rule, Level: level, SessionID: s.id,
+			Signal: in.signal, RuleID: rule, Level: level, Party: in.party, SessionID: s.id,
 			Method: method, Tool: tool, Kind: in.kind, Message: msg, Text: text,
 			Rules: in.rules, Wire: in.wire,
 		},
@@ -200,4 +212,64 @@ func (s *session) addFinding(in findingInput) {
 		k.Seq, k.Path, k.Line = in.seq, in.path, in.line
 	}
 	s.e.findings.add(k)
+}
+
+// tally counts the findings of one fingerprint tuple in a session and
+// remembers, as runs, whom each blamed and whether it was gated: known
+// findings are judged per occurrence, after the report is closed.
+type tally struct {
+	n    int
+	runs []tallyRun
+}
+
+type tallyRun struct {
+	party Party
+	gated bool
+	n     int
+}
+
+func (t *tally) add(party Party, gated bool) {
+	t.n++
+	if l := len(t.runs); l > 0 && t.runs[l-1].party == party && t.runs[l-1].gated == gated {
+		t.runs[l-1].n++
+		return
+	}
+	t.runs = append(t.runs, tallyRun{party: party, gated: gated, n: 1})
+}
+
+// each calls fn for every occurrence in order.
+func (t *tally) each(fn func(occ int, party Party, gated bool)) {
+	occ := 0
+	for _, r := range t.runs {
+		for range r.n {
+			fn(occ, r.party, r.gated)
+			occ++
+		}
+	}
+}
+
+// partyCounts counts a session's findings by party.
+type partyCounts map[Party]*PartyCount
+
+func (pc partyCounts) add(p Party, gated bool) {
+	c := pc[p]
+	if c == nil {
+		c = &PartyCount{Party: p}
+		pc[p] = c
+	}
+	c.Total++
+	if gated {
+		c.Gated++
+	}
+}
+
+// sorted lists the counts in BlameParties order, then the run's.
+func (pc partyCounts) sorted() []PartyCount {
+	var out []PartyCount
+	for _, p := range append(append([]Party(nil), BlameParties...), PartyRun) {
+		if c := pc[p]; c != nil {
+			out = append(out, *c)
+		}
+	}
+	return out
 }

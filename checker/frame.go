@@ -52,6 +52,7 @@ type frameError struct {
 	kind, text   string
 	quoteWarning bool // append ": <frame warning>" when the frame has one
 	method, tool string
+	party        Party // "" until finish decides (a transport error's)
 }
 
 // warn records a warning of a catalogue rule: its fixed template and its
@@ -75,33 +76,44 @@ func (fc *frameCtx) invalid() {
 	fc.isInvalid = true
 }
 
-// callError counts an error on this frame for call c.
+// callError counts an error on this frame for call c: the fault of the
+// side that answered, unless it refused a request that broke the rules.
 func (fc *frameCtx) callError(c *call, detail string) {
 	fc.s.counters.Errors++
 	fc.errs = append(fc.errs, frameError{
 		kind:   "<subject> ended in an error: <detail>",
 		text:   c.subject() + " ended in an error: " + detail,
 		method: c.method, tool: c.tool,
+		party: fc.s.answerParty(fc, c),
 	})
 }
 
-// taskError counts the failure of task taskID, held by call c.
+// taskError counts the failure of task taskID, held by call c: the side
+// that ran the task.
 func (fc *frameCtx) taskError(c *call, taskID, detail string) {
 	fc.s.counters.Errors++
 	fc.errs = append(fc.errs, frameError{
 		kind:   "<subject> failed as task <taskId>: <detail>",
 		text:   c.subject() + " failed as task " + taskID + ": " + detail,
 		method: c.method, tool: c.tool,
+		party: c.callee(),
 	})
 }
 
-// unmatchedError counts an error response that answers no call.
+// unmatchedError counts an error response that answers no call: the
+// sender's fault, unless it is the id-less answer JSON-RPC prescribes for a
+// request that could not be read.
 func (fc *frameCtx) unmatchedError() {
 	fc.s.counters.Errors++
+	party := sender(fc.f.Direction)
+	if idless := fc.msg.idText() == "" || fc.msg.idText() == "null"; idless && unreadableRequestError(fc.msg.errorVal) {
+		party = sender(opposite(fc.f.Direction))
+	}
 	fc.errs = append(fc.errs, frameError{
 		kind:         "error response could not be matched to a call",
 		text:         "error response could not be matched to a call",
 		quoteWarning: true,
+		party:        party,
 	})
 }
 
@@ -122,34 +134,30 @@ func (fc *frameCtx) finish() {
 		if method == "" && tool == "" {
 			method, tool = fc.method, fc.tool
 		}
-		fc.emit(SignalError, rankError, method, tool, e.kind, text)
+		party := e.party
+		if party == "" {
+			party = fc.statusParty()
+		}
+		fc.emit(SignalError, rankError, party, method, tool, e.kind, text)
 	}
+	from := sender(fc.f.Direction)
 	if fc.isInvalid {
-		fc.emit(SignalInvalid, rankInvalid, "", "",
+		fc.emit(SignalInvalid, rankInvalid, from, "", "",
 			"frame on the protocol channel is not valid JSON-RPC",
 			"frame on the protocol channel is not valid JSON-RPC")
 	}
 	if warning != "" {
-		fc.emitRules(SignalWarn, rankWarn, strings.Join(fc.kinds, ", "), warning, ruleRefs(fc.rules, fc.revision(), nil))
+		fc.emitRules(SignalWarn, rankWarn, from, strings.Join(fc.kinds, ", "), warning, ruleRefs(fc.rules, fc.revision(), nil))
+		fc.markFaultyRequest()
 	}
 	if fc.mismatch {
-		s.counters.Mismatches++
-		text := "a routing header disagrees with the body"
-		if warning != "" {
-			text = "routing header mismatch: " + warning
-		}
-		ids := fc.rules
-		if fc.msg.hasError && isHeaderMismatchError(fc.msg.errorVal) {
-			ids = append(ids[:len(ids):len(ids)], "M1")
-		}
-		refs := ruleRefs(ids, fc.revision(), func(r *Rule) bool { return r.Mismatch || r.Signal == SignalMismatch })
-		fc.emitRules(SignalMismatch, rankMismatch, strings.Join(fc.kinds, ", "), text, refs)
+		fc.emitMismatch(warning)
 	}
 	if fc.deprecated != "" {
-		fc.emit(SignalDeprecated, rankDeprecated, fc.method, fc.tool, fc.deprecated, fc.deprecated)
+		fc.emit(SignalDeprecated, rankDeprecated, from, fc.method, fc.tool, fc.deprecated, fc.deprecated)
 	}
 	if fc.lateResult != "" {
-		fc.emit(SignalLateResult, rankLateResult, fc.method, fc.tool,
+		fc.emit(SignalLateResult, rankLateResult, from, fc.method, fc.tool,
 			"<subject> was answered after it was cancelled: result arrived <delay> after cancellation", fc.lateResult)
 	}
 	if on := s.e.cfg.OnFrame; on != nil {
@@ -159,18 +167,18 @@ func (fc *frameCtx) finish() {
 
 // emitRules emits a finding of catalogue rules and counts the rules'
 // frames.
-func (fc *frameCtx) emitRules(sig Signal, rank int, kind, text string, refs []RuleRef) {
+func (fc *frameCtx) emitRules(sig Signal, rank int, party Party, kind, text string, refs []RuleRef) {
 	fc.s.ruleHits.add(refs)
 	fc.s.addFinding(findingInput{
-		signal: sig, phase: phaseFrames, ordinal: fc.ordinal, rank: rank,
+		signal: sig, phase: phaseFrames, ordinal: fc.ordinal, rank: rank, party: party,
 		seq: fc.f.Seq, path: fc.pos.Path, line: fc.pos.Line,
 		method: fc.method, tool: fc.tool, kind: kind, text: text, rules: refs,
 	})
 }
 
-func (fc *frameCtx) emit(sig Signal, rank int, method, tool, kind, text string) {
+func (fc *frameCtx) emit(sig Signal, rank int, party Party, method, tool, kind, text string) {
 	fc.s.addFinding(findingInput{
-		signal: sig, phase: phaseFrames, ordinal: fc.ordinal, rank: rank,
+		signal: sig, phase: phaseFrames, ordinal: fc.ordinal, rank: rank, party: party,
 		seq: fc.f.Seq, path: fc.pos.Path, line: fc.pos.Line,
 		method: method, tool: tool, kind: kind, text: text,
 	})

@@ -250,7 +250,7 @@ func TestRoutingHeaderRules(t *testing.T) {
 			},
 			want: []string{
 				"error mcpsnoop/error session s frame 2: tools/call echo (id 1) ended in an error: header mismatch (code -32020)",
-				"note mcpsnoop/mismatch session s frame 2: a routing header disagrees with the body",
+				"note mcpsnoop/mismatch session s frame 2: the server answered -32020 (HeaderMismatch), yet the request's routing headers, as recorded, agree with its body",
 			},
 		},
 		{

@@ -209,6 +209,7 @@ func stamp(t time.Time) string {
 // cancelled, superseded, or still open when the session closes. Multi-hop
 // calls join the report and the round-trip assertion judges every tools/call.
 func (s *session) ended(c *call) {
+	s.releaseRequestForBlame(c)
 	s.closeElicitations(c)
 	s.report(c, false)
 	if c.isTool {

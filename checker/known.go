@@ -61,19 +61,16 @@ type FingerprintEntry struct {
 // knownVerdict is what the known findings change in the gate.
 type knownVerdict struct {
 	active bool
-	// per session: findings of each signal, and how many were accepted
-	total, known []map[Signal]int
-	accepted     map[string]bool // fingerprints that matched an entry
+	// per session: the gated findings of each signal, how many of them
+	// were accepted, and how many findings of each signal were accepted
+	total, known, acceptedBy []map[Signal]int
+	accepted                 map[string]bool // fingerprints that matched an entry
 }
 
-// fails reports whether gated signal sig, counted in session i, still
-// fails once the accepted findings are left out.
+// fails reports whether gated signal sig of session i, which has gated
+// findings, still fails once the accepted findings are left out.
 func (k *knownVerdict) fails(i int, sig Signal) bool {
-	if !k.active {
-		return true
-	}
-	total := k.total[i][sig]
-	return total == 0 || k.known[i][sig] < total
+	return !k.active || k.known[i][sig] < k.total[i][sig]
 }
 
 // judgeKnown computes every finding's fingerprint when known findings were
@@ -95,12 +92,12 @@ func (e *Engine) judgeKnown(rep *Report) *knownVerdict {
 	k.accepted = map[string]bool{}
 	k.total = make([]map[Signal]int, len(e.order))
 	k.known = make([]map[Signal]int, len(e.order))
+	k.acceptedBy = make([]map[Signal]int, len(e.order))
 	summary := &KnownSummary{Stale: []KnownFinding{}}
 	lastOfLabel := map[string]int{}
 	for i, s := range e.order {
-		sr := rep.Sessions[i]
 		lastOfLabel[s.label] = i
-		k.total[i], k.known[i] = map[Signal]int{}, map[Signal]int{}
+		k.total[i], k.known[i], k.acceptedBy[i] = map[Signal]int{}, map[Signal]int{}, map[Signal]int{}
 		tuples := make([]fingerprintTuple, 0, len(s.occurrences))
 		for t := range s.occurrences {
 			if t.rule != RuleAssertion {
@@ -110,23 +107,22 @@ func (e *Engine) judgeKnown(rep *Report) *knownVerdict {
 		sortTuples(tuples)
 		for _, t := range tuples {
 			sig := Signal(strings.TrimPrefix(t.rule, "mcpsnoop/"))
-			n := s.occurrences[t]
-			k.total[i][sig] += n
-			gated := e.gate.Level(sig) == LevelError
-			if t.kind == recordedBaselineKind {
-				gated = sr.Baseline.RecordedOnly
-			}
-			for occ := range n {
+			s.occurrences[t].each(func(occ int, party Party, gated bool) {
 				fp := fingerprint(s.label, t, occ)
 				known := entries[fp]
+				if gated {
+					k.total[i][sig]++
+				}
 				if known {
 					k.accepted[fp] = true
-					k.known[i][sig]++
+					k.acceptedBy[i][sig]++
 					summary.Accepted++
 					s.findingCounts.Known++
 					if gated {
+						k.known[i][sig]++
 						s.findingCounts.Gated--
 						s.findingCounts.Notes++
+						s.parties[party].Gated--
 					}
 				}
 				if e.cfg.Fingerprints {
@@ -135,7 +131,7 @@ func (e *Engine) judgeKnown(rep *Report) *knownVerdict {
 						Method: t.method, Tool: t.tool, Kind: t.kind, Known: known,
 					})
 				}
-			}
+			})
 		}
 	}
 	if !k.active {

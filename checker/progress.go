@@ -71,9 +71,11 @@ func (s *session) progressRules(fc *frameCtx) {
 	if e == nil {
 		e = s.prog.entry(tok.Raw)
 	}
+	// The kinds keep the 2026-07-28 they were first written with: they go
+	// into fingerprints. The text names the revision the frame is under.
 	if e.completed {
 		fc.warn("W33", "progress notification for token <token raw JSON> arrived after its request completed, and 2026-07-28 requires them to stop",
-			"progress notification for token "+tok.Raw+" arrived after its request completed, and 2026-07-28 requires them to stop")
+			"progress notification for token "+tok.Raw+" arrived after its request completed, and "+fc.revisionName()+" requires them to stop")
 	}
 	p := m.paramField("progress")
 	if p.Type != gjson.Number {
@@ -81,7 +83,7 @@ func (s *session) progressRules(fc *frameCtx) {
 	}
 	if e.last != "" && p.Num <= e.lastVal {
 		fc.warn("W34", "progress for token <token raw JSON> went from <prev> to <cur>, and 2026-07-28 requires it to increase with each notification",
-			"progress for token "+tok.Raw+" went from "+e.last+" to "+shortNumber(p.Num)+", and 2026-07-28 requires it to increase with each notification")
+			"progress for token "+tok.Raw+" went from "+e.last+" to "+shortNumber(p.Num)+", and "+fc.revisionName()+" requires it to increase with each notification")
 	}
 	e.last, e.lastVal = shortNumber(p.Num), p.Num
 }

@@ -10,8 +10,8 @@ import (
 // progressToken (re)opens the token; its completion closes it.
 func TestProgressRules(t *testing.T) {
 	const (
-		afterDone  = ` arrived after its request completed, and 2026-07-28 requires them to stop`
-		increasing = `, and 2026-07-28 requires it to increase with each notification`
+		afterDone  = ` arrived after its request completed, and the specification requires them to stop`
+		increasing = `, and the specification requires it to increase with each notification`
 	)
 	// withToken is a tools/call id carrying progressToken (raw JSON).
 	withToken := func(id, token string) string {
@@ -130,8 +130,28 @@ func TestProgressManyTokens(t *testing.T) {
 	)
 	got := frameWarnings(t, nil, nil, frames...)
 	want := []string{
-		"frame " + strconv.Itoa(n+3) + `: progress for token "keep" went from 2 to 1, and 2026-07-28 requires it to increase with each notification`,
-		"frame " + strconv.Itoa(n+5) + `: progress notification for token "keep" arrived after its request completed, and 2026-07-28 requires them to stop`,
+		"frame " + strconv.Itoa(n+3) + `: progress for token "keep" went from 2 to 1, and the specification requires it to increase with each notification`,
+		"frame " + strconv.Itoa(n+5) + `: progress notification for token "keep" arrived after its request completed, and the specification requires them to stop`,
+	}
+	sameLines(t, "warnings", got, want)
+}
+
+// TestProgressNamesTheSessionsRevision: W33 and W34 say which revision
+// requires what they report, the one the session negotiated, not always
+// the newest.
+func TestProgressNamesTheSessionsRevision(t *testing.T) {
+	initialize := rpcRequest("0", "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
+	initialized := rpcResult("0", `{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}`)
+	progress := func(value string) string {
+		return notification("notifications/progress", `{"progressToken":"p","progress":`+value+`}`)
+	}
+	got := frameWarnings(t, nil, nil,
+		"c2s 0 "+initialize, "s2c 1 "+initialized,
+		"c2s 2 "+toolCall("1", "slow", `"_meta":{"progressToken":"p"}`),
+		"s2c 3 "+progress("2"), "s2c 4 "+progress("1"), "s2c 5 "+rpcResult("1", `{"content":[]}`), "s2c 6 "+progress("3"))
+	want := []string{
+		`frame 5: progress for token "p" went from 2 to 1, and 2025-06-18 requires it to increase with each notification`,
+		`frame 7: progress notification for token "p" arrived after its request completed, and 2025-06-18 requires them to stop`,
 	}
 	sameLines(t, "warnings", got, want)
 }

@@ -33,8 +33,11 @@ const (
 // Sessions appear in first-seen order; Findings in report order (session by
 // session, frame by frame). Nothing in it needs recomputing.
 type Report struct {
-	Verdict  Verdict
-	FailOn   []Signal
+	Verdict Verdict
+	FailOn  []Signal
+	// Blame is the parties whose findings could fail the gate, in
+	// BlameParties order (every party unless --blame narrowed it).
+	Blame    []Party
 	Sessions []*SessionReport
 	// Runs group the sessions of one agent run, newest first.
 	Runs []Run
@@ -92,6 +95,10 @@ type SessionReport struct {
 	// assertions aside: Gated fail the gate, Notes do not (signals not
 	// gated, and Known ones), Known were accepted by Config.Known.
 	Findings FindingCounts
+	// Parties counts the session's findings (assertions included) by
+	// party, in BlameParties order then run; a party without findings is
+	// left out.
+	Parties []PartyCount
 	// Interactions are the multi-round-trip operations (MRTR chains of two
 	// or more requests), in the order they began; at most 1,000, the rest
 	// counted in InteractionsTruncated.
@@ -195,6 +202,15 @@ func (s *SessionReport) FailedAssertions() []AssertionResult {
 	return out
 }
 
+// PartyCount is how many of a session's findings blame one party, and how
+// many of those are reported at level error (Config.Known moves accepted
+// ones to notes).
+type PartyCount struct {
+	Party Party `json:"party"`
+	Total int   `json:"total"`
+	Gated int   `json:"gated"`
+}
+
 // FindingCounts counts a session's findings (assertions aside) by level.
 type FindingCounts struct {
 	Gated int // reported at level error
@@ -274,6 +290,10 @@ type Finding struct {
 	Signal Signal // "" for assertions
 	RuleID string // mcpsnoop/<signal>, or mcpsnoop/assertion
 	Level  Level
+	// Party is who is at fault: server, client, transport, or run (the
+	// assertions and the gate's own inputs). A finding of a party --blame
+	// leaves out is reported at level note.
+	Party Party
 	// SessionID and the frame's Seq (0 when the finding is session-wide).
 	SessionID string
 	Seq       uint64

@@ -30,3 +30,12 @@ func declaredRevision(m *message, f *capture.Frame) string {
 	}
 	return f.McpProtocolVersion
 }
+
+// revisionName names the frame's revision in a message: the revision, or
+// "the specification" when the session's frames do not tell it.
+func (fc *frameCtx) revisionName() string {
+	if rev := fc.revision(); rev != "" {
+		return rev
+	}
+	return "the specification"
+}

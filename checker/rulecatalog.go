@@ -83,11 +83,11 @@ var ruleCatalog = []Rule{
 	subscription("W32", "notification <m %q> was not requested by subscription <id raw>, and 2026-07-28 forbids sending a type the client did not ask for",
 		`notification "notifications/resources/updated" was not requested by subscription 7, and 2026-07-28 forbids sending a type the client did not ask for`),
 	{ID: "W33", Family: familySubscriptions,
-		Text:    "progress notification for token <token raw JSON> arrived after its request completed, and 2026-07-28 requires them to stop",
+		Text:    "progress notification for token <token raw JSON> arrived after its request completed, and <revision> requires them to stop",
 		Example: `progress notification for token "t1" arrived after its request completed, and 2026-07-28 requires them to stop`,
 		Gate:    "a notifications/progress, either direction", spec: progressPages},
 	{ID: "W34", Family: familySubscriptions,
-		Text:    "progress for token <token raw JSON> went from <prev> to <cur>, and 2026-07-28 requires it to increase with each notification",
+		Text:    "progress for token <token raw JSON> went from <prev> to <cur>, and <revision> requires it to increase with each notification",
 		Example: `progress for token "t1" went from 2 to 1, and 2026-07-28 requires it to increase with each notification`,
 		Gate:    "a notifications/progress, either direction", spec: progressPages},
 	{ID: "W35", Family: familySubscriptions, Since: rev20260728,
@@ -146,8 +146,8 @@ var ruleCatalog = []Rule{
 
 	// The server's own verdict (check.md 3.4).
 	{ID: "M1", Signal: SignalMismatch, Family: "Routing mismatch",
-		Text:    "a routing header disagrees with the body (the server answered with error -32020, HeaderMismatch)",
-		Example: "a routing header disagrees with the body",
+		Text:    "the server answered with error -32020 (HeaderMismatch): the client's routing header disagrees with the body, or, when the recorded headers agree, the server refused wrongly",
+		Example: "the server answered -32020 (HeaderMismatch), yet the request's routing headers, as recorded, agree with its body",
 		Gate:    "an error response with code -32020", spec: at("2026-07-28", "basic/transports/streamable-http#server-validation")},
 
 	// Schema validation (opt in: --fail-on wire or --wire).
@@ -226,10 +226,55 @@ func header(id, since, text, example, gate, path string) Rule {
 		Text: text, Example: example, Gate: gate, spec: at("2026-07-28", path)}
 }
 
+// ruleParties are the rules whose frames only one side sends; every other
+// rule blames the frame's sender, whichever side that is.
+var ruleParties = map[string]Party{
+	"M1":  PartyServer,
+	"W9":  PartyServer,
+	"W10": PartyServer,
+	"W11": PartyServer,
+	"W12": PartyServer,
+	"W13": PartyServer,
+	"W14": PartyServer,
+	"W15": PartyServer,
+	"W16": PartyServer,
+	"W17": PartyServer,
+	"W18": PartyServer,
+	"W19": PartyServer,
+	"W20": PartyServer,
+	"W21": PartyServer,
+	"W22": PartyServer,
+	"W23": PartyServer,
+	"W26": PartyClient,
+	"W27": PartyClient,
+	"W28": PartyClient,
+	"W30": PartyServer,
+	"W31": PartyServer,
+	"W32": PartyServer,
+	"W35": PartyServer,
+	"W36": PartyClient,
+	"W37": PartyClient,
+	"W38": PartyClient,
+	"W39": PartyClient,
+	"W40": PartyClient,
+	"W41": PartyServer,
+	"W42": PartyClient,
+	"W43": PartyClient,
+	"W44": PartyClient,
+	"W45": PartyClient,
+	"W46": PartyClient,
+	"W47": PartyServer,
+	"W49": PartyServer,
+}
+
 func init() {
 	for i := range ruleCatalog {
-		if ruleCatalog[i].Signal == "" {
-			ruleCatalog[i].Signal = SignalWarn
+		r := &ruleCatalog[i]
+		if r.Signal == "" {
+			r.Signal = SignalWarn
+		}
+		if r.Party = ruleParties[r.ID]; r.Party == "" {
+			r.Party = PartySender
 		}
 	}
 }

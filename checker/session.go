@@ -32,10 +32,15 @@ type session struct {
 	truncCredit int              // truncated c2s frames that may each absorb one unmatched response
 	tools       map[string]*toolAgg
 	asserts     assertionState
-	occurrences map[fingerprintTuple]int
+	occurrences map[fingerprintTuple]*tally
 	// findingCounts counts the findings by level as they are made; known
 	// ones are moved to Notes when the report is closed.
 	findingCounts FindingCounts
+	// gatedBySignal counts the findings reported at level error, by
+	// signal: what fails the gate before known findings are left out.
+	gatedBySignal map[Signal]int
+	parties       partyCounts
+	blameBytes    int // held by open calls' request copies (blame.go)
 
 	lastToolsListLine int
 	lastToolsListPath string
@@ -76,16 +81,18 @@ func newSession(e *Engine, index int, f *capture.Frame, pos Position) *session {
 		input = e.part.input
 	}
 	return &session{
-		e:           e,
-		index:       index,
-		input:       input,
-		id:          clone(f.SessionID),
-		source:      Source{Path: pos.Path, Name: pos.Name, FirstLine: pos.Line},
-		calls:       newCallTable(),
-		tasks:       map[string]*call{},
-		tools:       map[string]*toolAgg{},
-		asserts:     newAssertionState(e),
-		occurrences: map[fingerprintTuple]int{},
+		e:             e,
+		index:         index,
+		input:         input,
+		id:            clone(f.SessionID),
+		source:        Source{Path: pos.Path, Name: pos.Name, FirstLine: pos.Line},
+		calls:         newCallTable(),
+		tasks:         map[string]*call{},
+		tools:         map[string]*toolAgg{},
+		asserts:       newAssertionState(e),
+		occurrences:   map[fingerprintTuple]*tally{},
+		gatedBySignal: map[Signal]int{},
+		parties:       partyCounts{},
 	}
 }
 
@@ -235,7 +242,7 @@ func (s *session) close() *SessionReport {
 	for _, c := range pending {
 		s.ended(c)
 		s.addFinding(findingInput{
-			signal: SignalPending, phase: phaseFrames, ordinal: c.ordinal, rank: rankPending,
+			signal: SignalPending, phase: phaseFrames, ordinal: c.ordinal, rank: rankPending, party: c.callee(),
 			seq: c.seq, path: c.path, line: c.line, method: c.method, tool: c.tool,
 			kind: "<subject> never got a response", text: c.subject() + " never got a response",
 		})
@@ -251,7 +258,7 @@ func (s *session) close() *SessionReport {
 	}
 	if n := s.counters.MissingFrames; n > 0 {
 		s.addFinding(findingInput{
-			signal: SignalIncomplete, phase: phaseIncomplete, sessionWide: true,
+			signal: SignalIncomplete, phase: phaseIncomplete, sessionWide: true, party: PartyTransport,
 			kind: "session has <n> dropped frame(s)",
 			text: " has " + strconv.Itoa(n) + " " + plural(n, "dropped frame", "dropped frames"),
 		})
@@ -296,7 +303,7 @@ func (s *session) close() *SessionReport {
 	for _, a := range sr.Assertions {
 		if !a.Passed {
 			s.addFinding(findingInput{
-				rule: RuleAssertion, level: LevelError, phase: phaseAssertions, sessionWide: true,
+				rule: RuleAssertion, level: LevelError, phase: phaseAssertions, sessionWide: true, party: PartyRun,
 				kind: a.Name, text: ": " + a.Message,
 			})
 		}

@@ -37,6 +37,9 @@ type Rule struct {
 	Signal Signal
 	// Mismatch marks a warn rule whose frames count as mismatch too.
 	Mismatch bool
+	// Party is who its findings blame: PartySender when that is whichever
+	// side sent the frame.
+	Party Party
 	// Family groups rules as the README does.
 	Family string
 	// Text is the finding's message template (check.md's, or ours).

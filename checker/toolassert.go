@@ -177,7 +177,7 @@ func (s *session) addAssertion(sr *SessionReport, r AssertionResult, ownWords bo
 		return
 	}
 	in := findingInput{
-		rule: RuleAssertion, level: LevelError, phase: phaseAssertions, sessionWide: true,
+		rule: RuleAssertion, level: LevelError, phase: phaseAssertions, sessionWide: true, party: PartyRun,
 		kind: r.Name, text: ": " + r.Message,
 	}
 	if ownWords {

@@ -192,7 +192,7 @@ func (s *session) applyWire(j *wireJob) {
 	// The session's tally links the revision's schema, not one definition.
 	s.ruleHits.add([]RuleRef{{ID: RuleWire, SpecURL: strings.TrimSuffix(wire.SpecURL(f.Revision, ""), "#")}})
 	s.addFinding(findingInput{
-		signal: SignalWire, phase: phaseFrames, ordinal: j.ordinal, rank: rankWire,
+		signal: SignalWire, phase: phaseFrames, ordinal: j.ordinal, rank: rankWire, party: wireSender(j.msg.Sender),
 		seq: j.seq, path: j.path, line: j.line,
 		method: j.method, tool: j.tool, kind: f.Kind(), text: f.Text(), rules: refs, wire: f,
 	})
@@ -276,9 +276,17 @@ func (s *session) wireSummary() *WireSummary {
 		sum.Note = frames + " not validated: they came before any frame told the session's protocol revision"
 	}
 	s.addFinding(findingInput{
-		signal: SignalWire, level: LevelNote, phase: phaseTools, sessionWide: true,
+		signal: SignalWire, level: LevelNote, phase: phaseTools, sessionWide: true, party: PartyRun,
 		kind: "wire: <n> frames not validated", text: ": wire: " + sum.Note,
 		rules: []RuleRef{{ID: RuleWire, SpecURL: SpecBase + newestRevision + "/schema"}},
 	})
 	return sum
+}
+
+// wireSender is the party that sent a validated message.
+func wireSender(s wire.Sender) Party {
+	if s == wire.Client {
+		return PartyClient
+	}
+	return PartyServer
 }
