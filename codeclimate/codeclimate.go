@@ -54,6 +54,9 @@ type Issue struct {
 	Fingerprint string   `json:"fingerprint"`
 	Severity    string   `json:"severity"`
 	Location    Location `json:"location"`
+	// Party is who is at fault (server, client, transport, run): not a
+	// field GitLab reads, so the description starts with it too.
+	Party string `json:"party,omitempty"`
 }
 
 // Location is where an issue points: a repository-relative path and a line.
@@ -99,8 +102,13 @@ func Issues(rep *checker.Report, opts Options) ([]Issue, error) {
 			// renderable without colliding issues.
 			key = f.Rule() + "\x00" + f.Message
 		}
+		desc := f.Message
+		if f.Party != "" {
+			desc = "[" + string(f.Party) + "] " + desc
+		}
 		out = append(out, Issue{
-			Description: f.Message,
+			Description: desc,
+			Party:       string(f.Party),
 			CheckName:   f.Rule(),
 			Fingerprint: fingerprint(key, seen),
 			Severity:    severity(f.Level),

@@ -148,8 +148,9 @@ type Outputs struct {
 
 // ComputeOutputs derives the outputs of a checked run: errors and warnings
 // are the sums of the sessions' error and warning counters, findings the
-// sum of the counters of the gated signals that failed, less the findings
-// accepted as known (exact even when the report kept only some findings).
+// number of findings that fail the gate: of a gated signal, blaming a party
+// --blame names, not accepted as known (exact even when the report kept
+// only some findings).
 // Failed assertions are not findings; outcome and exit-code say when one
 // failed the run.
 func ComputeOutputs(rep *checker.Report, opts Options) Outputs {
@@ -157,9 +158,7 @@ func ComputeOutputs(rep *checker.Report, opts Options) Outputs {
 	for _, s := range rep.Sessions {
 		errs += s.Counters.Errors
 		warns += s.Counters.Warnings
-		for _, sig := range s.FailedSignals { // the gated signals that fired
-			found += max(0, s.Counters.Count(sig)-s.KnownBySignal[sig])
-		}
+		found += s.Findings.Gated // at level error: gated signal, blamed party, not known
 	}
 	code := 0
 	if rep.Verdict != checker.Passed {
@@ -229,7 +228,11 @@ func Annotations(rep *checker.Report, limit int, workspace string, listed []stri
 		// go-githubactions escapes only %, CR and LF: the log shows the
 		// rest as sent, so peer text (a tool name, a message) is made
 		// visible first, as on a terminal.
-		a := Annotation{Level: "notice", Title: termsafe.Clean(f.Rule(), false), Message: termsafe.Clean(f.Message, false)}
+		title := f.Rule()
+		if f.Party != "" {
+			title += " [" + string(f.Party) + "]"
+		}
+		a := Annotation{Level: "notice", Title: termsafe.Clean(title, false), Message: termsafe.Clean(f.Message, false)}
 		if f.Level == checker.LevelError {
 			a.Level = "error"
 		}

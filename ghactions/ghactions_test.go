@@ -84,6 +84,8 @@ func report(ws string, findings ...checker.Finding) *checker.Report {
 		Source:        checker.Source{Path: filepath.Join(ws, "logs/a.jsonl"), Name: "logs/a.jsonl", FirstLine: 1},
 		Counters:      checker.Counters{Errors: 2, Warnings: 3, Pending: 1, Deprecated: 4},
 		FailedSignals: []checker.Signal{checker.SignalError, checker.SignalPending},
+		Findings:      checker.FindingCounts{Gated: 3, Notes: 7},
+		Parties:       []checker.PartyCount{{Party: checker.PartyServer, Total: 6, Gated: 3}, {Party: checker.PartyClient, Total: 4}},
 		Tools: []checker.ToolStats{
 			{Name: "fast", Calls: 3, P50Ms: 1, P95Ms: 2, P99Ms: 2, RoundTrips: 3},
 			{Name: "slow", Calls: 1, Errors: 1, P50Ms: 1500, P95Ms: 38234.5, P99Ms: 38234.5, RoundTrips: 3},
@@ -98,7 +100,8 @@ func report(ws string, findings ...checker.Finding) *checker.Report {
 			{Method: "tools/call", Name: "slow", Mode: "url", Message: strings.Repeat("é", 130), Host: "example.com", Pending: true},
 		},
 	}
-	s2 := &checker.SessionReport{ID: "s2", Label: "srv", Counters: checker.Counters{Errors: 1, Warnings: 1}, FailedSignals: []checker.Signal{checker.SignalError}}
+	s2 := &checker.SessionReport{ID: "s2", Label: "srv", Counters: checker.Counters{Errors: 1, Warnings: 1}, FailedSignals: []checker.Signal{checker.SignalError},
+		Findings: checker.FindingCounts{Gated: 1, Notes: 1}}
 	return &checker.Report{
 		Verdict: checker.Failed, FailOn: []checker.Signal{checker.SignalError, checker.SignalPending},
 		Sessions: []*checker.SessionReport{s1, s2}, Findings: findings, FindingsTotal: len(findings),
@@ -124,20 +127,22 @@ func TestPublish(t *testing.T) {
 		finding(checker.LevelNote, checker.SignalDeprecated, filepath.Join(e.workspace, "logs/a.jsonl"), 4, "session s1 frame 4: deprecated"),
 		finding(checker.LevelError, checker.SignalError, filepath.Join(e.workspace, "logs/a.jsonl"), 7, "session s1 frame 7: boom"),
 	)
+	rep.Findings[0].Party, rep.Findings[1].Party = checker.PartyClient, checker.PartyServer
+	rep.Blame = []checker.Party{checker.PartyServer, checker.PartyTransport}
 	err := e.mode(t).Publish(rep, Options{SARIF: "/r/a.sarif", JUnit: "/r/j.xml", Summary: true, Annotations: MaxAnnotations})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"outcome": "findings", "exit-code": "1", "sarif": "/r/a.sarif", "junit": "/r/j.xml",
-		"errors": "3", "warnings": "4", "findings": "4"} // findings: errors 3 + pending 1
+		"errors": "3", "warnings": "4", "findings": "4"} // findings: those at level error, 3 of s1 and 1 of s2
 	got := e.outputs(t)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("outputs = %v, want %v", got, want)
 	}
 	ann := strings.Split(strings.TrimSpace(e.lines()), "\n")
 	wantAnn := []string{
-		"::error file=logs/a.jsonl,line=7,title=mcpsnoop/error::session s1 frame 7: boom",
-		"::notice file=logs/a.jsonl,line=4,title=mcpsnoop/deprecated::session s1 frame 4: deprecated",
+		"::error file=logs/a.jsonl,line=7,title=mcpsnoop/error [server]::session s1 frame 7: boom",
+		"::notice file=logs/a.jsonl,line=4,title=mcpsnoop/deprecated [client]::session s1 frame 4: deprecated",
 	}
 	if fmt.Sprint(ann) != fmt.Sprint(wantAnn) {
 		t.Errorf("annotations:\n%s\nwant:\n%s", strings.Join(ann, "\n"), strings.Join(wantAnn, "\n"))
@@ -148,10 +153,11 @@ func TestPublish(t *testing.T) {
 	}
 	for _, want := range []string{
 		"## ❌ mcpsnoop check: findings\n",
-		"2 sessions checked · gate `--fail-on error,pending` · 3 errors · 4 warnings · 4 findings on gated signals",
+		"2 sessions checked · gate `--fail-on error,pending --blame server,transport` · 3 errors · 4 warnings · 4 findings on gated signals",
 		"### ❌ session s1\n\nserver srv · stdio · logs/a\\.jsonl\n",
 		"| **2** | 0 | 3 | 0 | **1** | 0 | 0 | 4 | 0 | 0 |",
 		"**Failed signals:** error, pending",
+		"**Findings by party:** server 6 (3 gated) · client 4 (not gated)",
 		"**Failed assertions:**\n\n- 1 tool call exceeded the 5s budget (worst\\: tool \"slow\" took 38\\.2s)\n",
 		"| slow | 1 | 1 | 0 | 1.5 s | 38.2 s | 38.2 s | 3 |\n| fast | 3 | 0 | 0 | 1 ms | 2 ms | 2 ms | 3 |",
 		"| tools/call slow | 3 | completed | 38.2 s | 1.2 s | 37 s |",

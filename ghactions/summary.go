@@ -76,8 +76,16 @@ func Summary(rep *checker.Report, opts Options) string {
 	for i, s := range rep.FailOn {
 		gate[i] = string(s)
 	}
-	fmt.Fprintf(&b, "%s checked · gate `--fail-on %s` · %s · %s · %s on gated signals\n\n",
-		plural(len(rep.Sessions), "session"), strings.Join(gate, ","),
+	gateFlags := "--fail-on " + strings.Join(gate, ",")
+	if len(rep.Blame) > 0 && len(rep.Blame) < len(checker.BlameParties) {
+		parties := make([]string, len(rep.Blame))
+		for i, p := range rep.Blame {
+			parties[i] = string(p)
+		}
+		gateFlags += " --blame " + strings.Join(parties, ",")
+	}
+	fmt.Fprintf(&b, "%s checked · gate `%s` · %s · %s · %s on gated signals\n\n",
+		plural(len(rep.Sessions), "session"), gateFlags,
 		plural(*out.Errors, "error"), plural(*out.Warnings, "warning"), plural(*out.Findings, "finding"))
 	if rep.FindingsTruncated > 0 {
 		fmt.Fprintf(&b, "The check kept %d of %d findings; the counters below are exact.\n\n", len(rep.Findings), rep.FindingsTotal)
@@ -147,6 +155,7 @@ func sessionSection(s *checker.SessionReport) string {
 		}
 		fmt.Fprintf(&b, "**Failed signals:** %s\n\n", strings.Join(names, ", "))
 	}
+	writeParties(&b, s)
 	if failed := s.FailedAssertions(); len(failed) > 0 {
 		b.WriteString("**Failed assertions:**\n\n")
 		for _, a := range failed {
@@ -169,6 +178,26 @@ func sessionSection(s *checker.SessionReport) string {
 	writeInteractions(&b, s)
 	writeElicitations(&b, s)
 	return b.String()
+}
+
+// writeParties says whom the session's findings blame: per party, how
+// many, and how many of them fail the gate.
+func writeParties(b *strings.Builder, s *checker.SessionReport) {
+	if len(s.Parties) == 0 {
+		return
+	}
+	parts := make([]string, len(s.Parties))
+	for i, p := range s.Parties {
+		switch {
+		case p.Gated == p.Total:
+			parts[i] = fmt.Sprintf("%s %d", p.Party, p.Total)
+		case p.Gated == 0:
+			parts[i] = fmt.Sprintf("%s %d (not gated)", p.Party, p.Total)
+		default:
+			parts[i] = fmt.Sprintf("%s %d (%d gated)", p.Party, p.Total, p.Gated)
+		}
+	}
+	fmt.Fprintf(b, "**Findings by party:** %s\n\n", strings.Join(parts, " · "))
 }
 
 // writeInteractions lists the session's multi-round-trip interactions (MRTR

@@ -49,26 +49,42 @@ func noun(s checker.Signal, count int) string {
 }
 
 // build returns the JUnit model of rep: one testsuite per session, in
-// report order, with totals summed at the top. Strings are not sanitised
+// report order, with totals summed at the top, and the properties of its
+// failing testcases: the party (server, client, transport, run) each of
+// the findings it lists blames, once per party. Strings are not sanitised
 // here; the encoder does that for every attribute and text.
-func build(rep *checker.Report, opts Options) junit.Testsuites {
+func build(rep *checker.Report, opts Options) (junit.Testsuites, caseProperties) {
 	doc := junit.Testsuites{Name: suitesName, Time: zeroTime}
+	props := caseProperties{}
 	found := map[string][]*checker.Finding{}
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
 		found[f.SessionID] = append(found[f.SessionID], f)
 	}
 	for _, s := range rep.Sessions {
-		doc.AddSuite(buildSuite(rep, s, found[s.ID], opts))
+		doc.AddSuite(buildSuite(rep, s, found[s.ID], opts, props))
 	}
-	return doc
+	return doc, props
+}
+
+// PartyProperty is the testcase property naming a party at fault.
+const PartyProperty = "party"
+
+// addParties records, as properties of testcase name, the parties of the
+// findings it lists, in BlameParties order and then run.
+func addParties(props caseProperties, name string, listed []*checker.Finding) {
+	for _, p := range append(append([]checker.Party(nil), checker.BlameParties...), checker.PartyRun) {
+		if slices.ContainsFunc(listed, func(f *checker.Finding) bool { return f.Party == p }) {
+			props[name] = append(props[name], junit.Property{Name: PartyProperty, Value: string(p)})
+		}
+	}
 }
 
 // buildSuite returns one session's testsuite: a skipped "<sid>/baseline"
 // case when the run recorded the session's first-seen baseline, the 10
 // signal testcases in checker.AllSignals order (11 with wire, when schema
 // validation ran), then the assertions testcase.
-func buildSuite(rep *checker.Report, s *checker.SessionReport, found []*checker.Finding, opts Options) junit.Testsuite {
+func buildSuite(rep *checker.Report, s *checker.SessionReport, found []*checker.Finding, opts Options, props caseProperties) junit.Testsuite {
 	suite := junit.Testsuite{Name: s.ID, Time: zeroTime}
 	for _, id := range s.RunIDs {
 		// The agent run the session belongs to (spec/interfaces.md, Runs).
@@ -80,9 +96,15 @@ func buildSuite(rep *checker.Report, s *checker.SessionReport, found []*checker.
 		addCase(&suite, tc)
 	}
 	for _, sig := range reportedSignals(rep) {
-		addCase(&suite, signalCase(rep, s, sig, found, opts))
+		tc, listed := signalCase(s, sig, found, opts)
+		addParties(props, tc.Name, listed)
+		addCase(&suite, tc)
 	}
-	addCase(&suite, assertionsTestcase(s))
+	tc := assertionsTestcase(s)
+	if tc.Failure != nil {
+		props[tc.Name] = []junit.Property{{Name: PartyProperty, Value: string(checker.PartyRun)}}
+	}
+	addCase(&suite, tc)
 	return suite
 }
 
@@ -116,13 +138,15 @@ func newCase(sid, name string) junit.Testcase {
 	}
 }
 
-// signalCase returns the testcase of one signal. It fails when the signal
-// failed the gate in the session (gated, counted, and not every finding of
-// it accepted as known); the failure's body lists the findings as the text
+// signalCase returns the testcase of one signal and the findings its
+// failure lists. It fails when the signal failed the gate in the session
+// (gated, counted, of a party --blame names, and not every finding of it
+// accepted as known); the failure's body lists the findings as the text
 // report does (report.FindingLine), at most report.MaxFindingLines.
-func signalCase(rep *checker.Report, s *checker.SessionReport, sig checker.Signal, found []*checker.Finding, opts Options) junit.Testcase {
+func signalCase(s *checker.SessionReport, sig checker.Signal, found []*checker.Finding, opts Options) (junit.Testcase, []*checker.Finding) {
 	tc := newCase(s.ID, string(sig))
 	count := s.Counters.Count(sig)
+	var shown []*checker.Finding
 	if count > 0 && slices.Contains(s.FailedSignals, sig) {
 		reason := signalReason(s, sig, count)
 		body := []string{reason}
@@ -134,6 +158,7 @@ func signalCase(rep *checker.Report, s *checker.SessionReport, sig checker.Signa
 			total++
 			if listed < report.MaxFindingLines {
 				body = append(body, report.FindingLine(f, opts.LogName))
+				shown = append(shown, f)
 				listed++
 			}
 		}
@@ -146,7 +171,7 @@ func signalCase(rep *checker.Report, s *checker.SessionReport, sig checker.Signa
 			Data:    strings.Join(body, "\n"),
 		}
 	}
-	return tc
+	return tc, shown
 }
 
 // baselineRecorded is the skipped baseline case's message.

@@ -68,6 +68,10 @@ type xmlTestcase struct {
 	Time      string `xml:"time,attr,omitempty"`
 	Status    string `xml:"status,attr,omitempty"`
 
+	// Properties of a testcase (go-junit-report's Testcase has none): the
+	// party a failing signal's findings blame.
+	Properties *xmlProperties `xml:"properties,omitempty"`
+
 	Skipped   *xmlResult `xml:"skipped,omitempty"`
 	Error     *xmlResult `xml:"error,omitempty"`
 	Failure   *xmlResult `xml:"failure,omitempty"`
@@ -88,12 +92,21 @@ type xmlOutput struct {
 // encode writes doc as the spec's document: header, two-space indent,
 // final newline.
 func encode(w io.Writer, doc *junit.Testsuites) error {
+	return encodeWith(w, doc, nil)
+}
+
+// caseProperties are testcase properties, by testcase name (a session id
+// and a signal: unique within a document).
+type caseProperties map[string][]junit.Property
+
+// encodeWith is encode, with properties for some testcases.
+func encodeWith(w io.Writer, doc *junit.Testsuites, props caseProperties) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
-	if err := enc.Encode(mirror(doc)); err != nil {
+	if err := enc.Encode(mirror(doc, props)); err != nil {
 		return err
 	}
 	if err := enc.Close(); err != nil {
@@ -104,7 +117,7 @@ func encode(w io.Writer, doc *junit.Testsuites) error {
 }
 
 // mirror converts doc to the mirror types, sanitising every string.
-func mirror(doc *junit.Testsuites) *xmlTestsuites {
+func mirror(doc *junit.Testsuites, props caseProperties) *xmlTestsuites {
 	out := &xmlTestsuites{
 		Name:     clean(doc.Name),
 		Tests:    doc.Tests,
@@ -115,12 +128,12 @@ func mirror(doc *junit.Testsuites) *xmlTestsuites {
 		Time:     clean(doc.Time),
 	}
 	for _, s := range doc.Suites {
-		out.Suites = append(out.Suites, mirrorSuite(s))
+		out.Suites = append(out.Suites, mirrorSuite(s, props))
 	}
 	return out
 }
 
-func mirrorSuite(s junit.Testsuite) xmlTestsuite {
+func mirrorSuite(s junit.Testsuite, props caseProperties) xmlTestsuite {
 	out := xmlTestsuite{
 		Name:      clean(s.Name),
 		Tests:     s.Tests,
@@ -136,24 +149,35 @@ func mirrorSuite(s junit.Testsuite) xmlTestsuite {
 		SystemOut: mirrorOutput(s.SystemOut),
 		SystemErr: mirrorOutput(s.SystemErr),
 	}
-	if s.Properties != nil && len(*s.Properties) > 0 {
-		out.Properties = &xmlProperties{}
-		for _, p := range *s.Properties {
-			out.Properties.Property = append(out.Properties.Property, xmlProperty{Name: clean(p.Name), Value: clean(p.Value)})
-		}
+	if s.Properties != nil {
+		out.Properties = mirrorProperties(*s.Properties)
 	}
 	for _, tc := range s.Testcases {
 		out.Testcases = append(out.Testcases, xmlTestcase{
-			Classname: clean(tc.Classname),
-			Name:      clean(tc.Name),
-			Time:      clean(tc.Time),
-			Status:    clean(tc.Status),
-			Skipped:   mirrorResult(tc.Skipped),
-			Error:     mirrorResult(tc.Error),
-			Failure:   mirrorResult(tc.Failure),
-			SystemOut: mirrorOutput(tc.SystemOut),
-			SystemErr: mirrorOutput(tc.SystemErr),
+			Classname:  clean(tc.Classname),
+			Name:       clean(tc.Name),
+			Time:       clean(tc.Time),
+			Status:     clean(tc.Status),
+			Properties: mirrorProperties(props[tc.Name]),
+			Skipped:    mirrorResult(tc.Skipped),
+			Error:      mirrorResult(tc.Error),
+			Failure:    mirrorResult(tc.Failure),
+			SystemOut:  mirrorOutput(tc.SystemOut),
+			SystemErr:  mirrorOutput(tc.SystemErr),
 		})
+	}
+	return out
+}
+
+// mirrorProperties is nil for no properties: an empty <properties> is not
+// written.
+func mirrorProperties(ps []junit.Property) *xmlProperties {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := &xmlProperties{}
+	for _, p := range ps {
+		out.Property = append(out.Property, xmlProperty{Name: clean(p.Name), Value: clean(p.Value)})
 	}
 	return out
 }

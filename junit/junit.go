@@ -30,6 +30,6 @@ func Write(w io.Writer, rep *checker.Report, opts Options) error {
 	if rep == nil {
 		return errors.New("junit: nil report")
 	}
-	doc := build(rep, opts)
-	return encode(w, &doc)
+	doc, props := build(rep, opts)
+	return encodeWith(w, &doc, props)
 }

@@ -11,11 +11,11 @@ import (
 // What failed, not only that something did: under each session's counters
 // the text report lists its findings, one a line, as
 //
-//	LOG:LINE: SIGNAL[/RULE]: message
+//	LOG:LINE: SIGNAL[/RULE] [PARTY]: message
 //
 // the log as given (standard input as --log-name, or -), the line the frame
-// came from (left out for a finding of the whole session), the signal and
-// the catalogue rules that fired. Only the findings that fail the gate are
+// came from (left out for a finding of the whole session), the signal, the
+// catalogue rules that fired and who is at fault. Only the findings that fail the gate are
 // listed, or every one with --verbose; MaxFindingLines at most per session.
 // Scripts parse the counters, "check failed: " and "assertion failed: "
 // lines, so no finding line may start like one: a log whose name would is
@@ -64,9 +64,10 @@ func writeFindings(w io.Writer, s *checker.SessionReport, found []*checker.Findi
 	}
 }
 
-// FindingLine renders one finding as LOG:LINE: SIGNAL[/RULE]: message; a
-// finding of standard input is named logName, or "-". A finding accepted
-// by --known ends in "(known)", one of a signal not gated in "(not gated)".
+// FindingLine renders one finding as LOG:LINE: SIGNAL[/RULE] [PARTY]:
+// message; a finding of standard input is named logName, or "-". A finding
+// accepted by --known ends in "(known)", one of a signal or party not gated
+// in "(not gated)".
 func FindingLine(f *checker.Finding, logName string) string {
 	log := f.Path
 	if log == "" {
@@ -97,6 +98,9 @@ func FindingLine(f *checker.Finding, logName string) string {
 	}
 	if len(ids) > 0 {
 		b.WriteString("/" + strings.Join(ids, ","))
+	}
+	if f.Party != "" {
+		b.WriteString(" [" + string(f.Party) + "]")
 	}
 	b.WriteString(": ")
 	text := f.Text

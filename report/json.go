@@ -12,30 +12,34 @@ import (
 const JSONVersion = 1
 
 type jsonReport struct {
-	Version           int              `json:"version"`
-	Verdict           checker.Verdict  `json:"verdict"`
-	FailOn            []checker.Signal `json:"fail_on"`
-	Sessions          []jsonSession    `json:"sessions"`
-	Runs              []checker.Run    `json:"runs"`
-	Findings          []jsonFinding    `json:"findings"`
-	FindingsTotal     int              `json:"findings_total"`
-	FindingsTruncated int              `json:"findings_truncated"`
-	Assertions        []jsonAssertion  `json:"assertions"`
+	Version int              `json:"version"`
+	Verdict checker.Verdict  `json:"verdict"`
+	FailOn  []checker.Signal `json:"fail_on"`
+	// Blame is the parties whose findings can fail the gate (--blame).
+	Blame             []checker.Party `json:"blame"`
+	Sessions          []jsonSession   `json:"sessions"`
+	Runs              []checker.Run   `json:"runs"`
+	Findings          []jsonFinding   `json:"findings"`
+	FindingsTotal     int             `json:"findings_total"`
+	FindingsTruncated int             `json:"findings_truncated"`
+	Assertions        []jsonAssertion `json:"assertions"`
 	// Known says how check --known's accepted findings fared (absent
 	// without --known).
 	Known *checker.KnownSummary `json:"known,omitempty"`
 }
 
 type jsonSession struct {
-	SessionID     string                `json:"session_id"`
-	ServerLabel   string                `json:"server_label"`
-	Transport     string                `json:"transport"`
-	Source        jsonSource            `json:"source"`
-	RunIDs        []string              `json:"run_ids"`
-	Counters      jsonCounters          `json:"counters"`
-	FailedSignals []checker.Signal      `json:"failed_signals"`
-	Tools         []checker.ToolStats   `json:"tools"`
-	Interactions  []checker.Interaction `json:"interactions"`
+	SessionID     string           `json:"session_id"`
+	ServerLabel   string           `json:"server_label"`
+	Transport     string           `json:"transport"`
+	Source        jsonSource       `json:"source"`
+	RunIDs        []string         `json:"run_ids"`
+	Counters      jsonCounters     `json:"counters"`
+	FailedSignals []checker.Signal `json:"failed_signals"`
+	// Parties counts the session's findings by the party they blame.
+	Parties      []checker.PartyCount  `json:"parties"`
+	Tools        []checker.ToolStats   `json:"tools"`
+	Interactions []checker.Interaction `json:"interactions"`
 	// InteractionsTruncated counts multi-hop interactions left out past
 	// the first 1,000.
 	InteractionsTruncated int                   `json:"interactions_truncated"`
@@ -65,6 +69,7 @@ type jsonFinding struct {
 	Signal      checker.Signal `json:"signal"`
 	RuleID      string         `json:"rule_id"`
 	Level       checker.Level  `json:"level"`
+	Party       checker.Party  `json:"party"`
 	SessionID   string         `json:"session_id"`
 	Seq         uint64         `json:"seq"`
 	Line        int            `json:"line"`
@@ -97,7 +102,7 @@ type jsonAssertion struct {
 // null so consumers can iterate without checks.
 func WriteJSON(w io.Writer, rep *checker.Report) error {
 	out := jsonReport{
-		Version: JSONVersion, Verdict: rep.Verdict, FailOn: nonNil(rep.FailOn),
+		Version: JSONVersion, Verdict: rep.Verdict, FailOn: nonNil(rep.FailOn), Blame: nonNil(rep.Blame),
 		Sessions: []jsonSession{}, Runs: nonNil(rep.Runs), Findings: []jsonFinding{},
 		FindingsTotal: rep.FindingsTotal, FindingsTruncated: rep.FindingsTruncated,
 		Assertions: []jsonAssertion{}, Known: rep.Known,
@@ -111,7 +116,7 @@ func WriteJSON(w io.Writer, rep *checker.Report) error {
 			SessionID: s.ID, ServerLabel: s.Label, Transport: s.Transport,
 			Source:   jsonSource{Path: src, FirstLine: s.Source.FirstLine},
 			RunIDs:   nonNil(s.RunIDs),
-			Counters: countersJSON(s), FailedSignals: nonNil(s.FailedSignals),
+			Counters: countersJSON(s), FailedSignals: nonNil(s.FailedSignals), Parties: nonNil(s.Parties),
 			Tools: nonNil(s.Tools), Interactions: nonNil(s.Interactions), InteractionsTruncated: s.InteractionsTruncated, Elicitations: nonNil(s.Elicitations), ElicitationsTruncated: s.ElicitationsTruncated,
 			Baseline: baselineJSON(s.Baseline), SchemaFindings: nonNil(s.SchemaFindings),
 			Wire: s.Wire,
@@ -126,7 +131,7 @@ func WriteJSON(w io.Writer, rep *checker.Report) error {
 			signal = "assertion"
 		}
 		out.Findings = append(out.Findings, jsonFinding{
-			Signal: signal, RuleID: f.RuleID, Level: f.Level, SessionID: f.SessionID,
+			Signal: signal, RuleID: f.RuleID, Level: f.Level, Party: f.Party, SessionID: f.SessionID,
 			Seq: f.Seq, Line: f.Line, Path: f.Path, Method: f.Method, Tool: f.Tool,
 			Kind: f.Kind, Message: f.Message, Fingerprint: f.Fingerprint, Known: f.Known,
 			Rules: f.Rules, Wire: f.Wire,

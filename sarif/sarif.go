@@ -133,16 +133,16 @@ func build(rep *checker.Report, opts Options, limit int) (*gosarif.Report, error
 		if err != nil {
 			return nil, err
 		}
+		res.PropertyBag = *gosarif.NewPropertyBag()
+		if p := kept[i].Party; p != "" {
+			res.Add(PartyProperty, string(p)) // who is at fault (check --blame)
+		}
 		if ids := runIDs[kept[i].SessionID]; len(ids) > 0 {
 			// The agent run the session belongs to (spec/interfaces.md, Runs).
-			res.PropertyBag = *gosarif.NewPropertyBag()
 			res.Add(RunIDsProperty, ids)
 		}
 		if kept[i].Known {
 			// Accepted in check --known's file: a note that fails nothing.
-			if res.Properties == nil {
-				res.PropertyBag = *gosarif.NewPropertyBag()
-			}
 			res.Add(KnownProperty, true)
 		}
 		addResultRules(res, &kept[i])
@@ -161,6 +161,10 @@ func build(rep *checker.Report, opts Options, limit int) (*gosarif.Report, error
 // RunIDsProperty names the result property that lists the runs of the
 // finding's session.
 const RunIDsProperty = "mcpsnoop/runIds"
+
+// PartyProperty names the result property that says who is at fault:
+// server, client, transport or run.
+const PartyProperty = "party"
 
 // KnownProperty marks a result whose finding check --known accepted.
 const KnownProperty = "mcpsnoop/known"
