@@ -30,7 +30,7 @@ func TestActionKnownInput(t *testing.T) {
 		t.Fatalf("a known finding failed the job:\n%s", res.Log)
 	}
 	wantOutputsEqual(t, res, map[string]string{"outcome": "passed", "exit-code": "0", "errors": "1"})
-	if !strings.Contains(res.Log, "::notice file=logs/traced/github-97145-6513269e0d37.jsonl,line=8,title=mcpsnoop/error::") {
+	if !strings.Contains(res.Log, "::notice file=logs/traced/github-97145-6513269e0d37.jsonl,line=8,title=mcpsnoop/error [server]::") {
 		t.Errorf("the known finding is not a notice:\n%s", res.Log)
 	}
 

@@ -38,7 +38,7 @@ const (
 
 // The inputs and outputs the action promises (README and issue 12).
 var (
-	wantInputs = []string{"session", "log-dir", "fail-on", "expect-tool", "forbid-tool", "max-duration", "max-server-duration",
+	wantInputs = []string{"session", "log-dir", "fail-on", "blame", "expect-tool", "forbid-tool", "max-duration", "max-server-duration",
 		"max-round-trips", "baseline", "known", "upload-sarif", "category", "fail-on-findings", "junit", "summary", "annotations",
 		"working-directory", "version",
 		"mode", "recording", "server-command", "replay-target", "ignore", "verify-args"} // the last six: mode: verify (verify_action_test.go)
@@ -340,7 +340,7 @@ func TestActionFailingCapture(t *testing.T) {
 			}
 			// Paths are the repository's, even from a working directory.
 			const log = "logs/traced/github-97145-6513269e0d37.jsonl"
-			if !strings.Contains(res.Log, "::error file="+log+",line=8,title=mcpsnoop/error::session github-97145-6513269e0d37 frame 8: tools/call search_issues") {
+			if !strings.Contains(res.Log, "::error file="+log+",line=8,title=mcpsnoop/error [server]::session github-97145-6513269e0d37 frame 8: tools/call search_issues") {
 				t.Errorf("no error annotation on %s line 8:\n%s", log, res.Log)
 			}
 			if !bytes.Contains(uploads[0].data, []byte(`"uri": "`+log+`"`)) {
@@ -437,6 +437,7 @@ func TestActionInputMapping(t *testing.T) {
 	res, uploads := f.run(t, map[string]string{
 		"session":             "logs/traced/*.jsonl\n  my logs/a b.jsonl  \n\nlogs/pass\nserver.py-8933-e910199a\nlogs/none/*.jsonl\n-weird\nrun:latest",
 		"fail-on":             "error,pending",
+		"blame":               " server,transport ",
 		"expect-tool":         "a,b\n c",
 		"forbid-tool":         "*",
 		"max-duration":        "5s",
@@ -457,7 +458,7 @@ func TestActionInputMapping(t *testing.T) {
 		t.Fatalf("args = %q", got)
 	}
 	sarif := got[3]
-	want := []string{"check", "--github", "--sarif", sarif, "--fail-on", "error,pending",
+	want := []string{"check", "--github", "--sarif", sarif, "--fail-on", "error,pending", "--blame", "server,transport",
 		"--github-summary=false", "--github-annotations=7",
 		"--expect-tool", "a", "--expect-tool", "b", "--expect-tool", "c", "--forbid-tool", "*",
 		"--max-duration", "5s", "--max-server-duration", "2s", "--max-round-trips", "3",

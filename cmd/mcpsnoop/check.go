@@ -24,6 +24,7 @@ import (
 
 type checkOptions struct {
 	failOn      string
+	blame       string
 	format      string
 	maxDuration time.Duration
 	maxServer   time.Duration
@@ -75,6 +76,13 @@ fails the check until the file is rewritten.
 Signals for --fail-on: error, invalid, warn, mismatch, pending, late-result,
 drift, deprecated, incomplete, schema, wire; or none, to gate on the
 assertions only. Every signal is counted; only the gated ones fail the run.
+
+Every finding names who is at fault: server, client, transport, or run (an
+assertion, or the gate's own input). --blame server gates on the server's
+findings only: a test client that sends malformed requests on purpose does
+not fail a server that rightly refuses them. Findings of other parties stay
+in every report, marked as not gated; assertions are judged whatever
+--blame says. --explain signals lists each signal's party.
 wire (every frame validated against the MCP JSON schema of its session's
 protocol revision) runs only when gated or asked for with --wire, as it
 costs time. --explain RULE says what a rule checks and
@@ -90,6 +98,7 @@ stdout).`,
   mcpsnoop check --run latest --expect-tool github:search_issues --forbid-tool delete_repo
   mcpsnoop check --write-known .mcpsnoop/known.txt logs/ && mcpsnoop check --known .mcpsnoop/known.txt logs/
   mcpsnoop check --fail-on error,invalid,warn,wire run.jsonl
+  mcpsnoop check --blame server --format junit conformance-run/ > results.xml
   mcpsnoop check --explain W24`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("explain") {
@@ -100,6 +109,7 @@ stdout).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.failOn, "fail-on", "error,invalid,warn", "comma-separated signals that fail the run")
+	f.StringVar(&o.blame, "blame", "all", "comma-separated parties whose findings fail the run: server, client, transport (assertions fail it whatever this says)")
 	f.StringVar(&o.format, "format", "text", "report on stdout: text, json, junit, sarif or codeclimate (GitLab Code Quality)")
 	f.DurationVar(&o.maxDuration, "max-duration", 0, "fail when a finished tools/call took longer than this, wall clock (e.g. 5s; 0 disables)")
 	f.DurationVar(&o.maxServer, "max-server-duration", 0, "fail when the server's share of a finished tools/call is longer than this, the user's time between MRTR round trips left out (0 disables)")
@@ -148,6 +158,10 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if err != nil {
 		return checkFail("%v", err)
 	}
+	blame, err := checker.ParseBlame(o.blame)
+	if err != nil {
+		return checkFail("%v", err)
+	}
 	format := strings.ToLower(strings.TrimSpace(o.format))
 	if format != "text" && format != "junit" && format != "sarif" && format != "codeclimate" && format != "json" {
 		return checkFail("--format must be text, json, junit, sarif, or codeclimate, got %q", o.format)
@@ -193,7 +207,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		wireGCTarget()
 	}
 	cfg := checker.Config{
-		FailOn: failOn, MaxDuration: o.maxDuration, MaxServerDuration: o.maxServer, MaxRoundTrips: o.maxRounds,
+		FailOn: failOn, Blame: blame, MaxDuration: o.maxDuration, MaxServerDuration: o.maxServer, MaxRoundTrips: o.maxRounds,
 		ExpectTools: expect, ForbidTools: forbid,
 		Baseline: baseline.Store{Dir: o.baselineDir},
 		Sessions: sessions,

@@ -46,7 +46,7 @@ func TestCheckDriftSaysWhatChanged(t *testing.T) {
 		"definition drift:\n  description changed: read_file\n    read_file: " + detail["description"] + "\n",
 		"  input schema changed: read_file\n    read_file: " + detail["schema"] + "\n",
 		"  annotations changed: read_file\n    read_file: " + detail["annotations"] + "\n",
-		"after.jsonl:2: drift: tool \"read_file\" description changed: " + detail["description"] + "\n",
+		"after.jsonl:2: drift [server]: tool \"read_file\" description changed: " + detail["description"] + "\n",
 		"check failed: drift\n",
 	} {
 		if code != 1 || !strings.Contains(text, want) {

@@ -66,7 +66,7 @@ func TestCheckKnownRoundTrip(t *testing.T) {
 	more := `{"session_id":"store-example","server_label":"server.py","seq":40,"ts":"2026-03-02T10:00:02Z","direction":"s2c","transport":"stdio","raw":{"jsonrpc":"2.0","id":999,"result":{}}}` + "\n"
 	writeFile(t, log, append(append([]byte(nil), data...), more...))
 	code, stdout, _ = checkRun(t, "", "--known", known, log)
-	if code != 1 || !strings.Contains(stdout, "run.jsonl:26: warn/W24: response id has no matching request\n") || !strings.Contains(stdout, "check failed: warn\n") {
+	if code != 1 || !strings.Contains(stdout, "run.jsonl:26: warn/W24 [server]: response id has no matching request\n") || !strings.Contains(stdout, "check failed: warn\n") {
 		t.Errorf("a new finding: exit %d\n%s", code, stdout)
 	}
 

@@ -12,9 +12,11 @@ import (
 )
 
 // check --explain RULE prints what a rule of the catalogue checks: its
-// text, the signal it counts under, the revisions and transports it is
-// judged for, the spec section it enforces per revision, and an example
-// finding. "all" lists the catalogue, one rule a line.
+// text, the signal it counts under, the party it blames, the revisions and
+// transports it is judged for, the spec section it enforces per revision,
+// and an example finding. "all" lists the catalogue, one rule a line;
+// "signals" lists the signals and whom each blames; a signal's name says
+// that of one signal (warn and mismatch list their rules too).
 
 func runExplain(cmd *cobra.Command, args []string, id string) error {
 	if len(args) > 0 {
@@ -26,18 +28,28 @@ func runExplain(cmd *cobra.Command, args []string, id string) error {
 	switch strings.ToLower(strings.TrimSpace(id)) {
 	case "all":
 		for _, r := range checker.Rules() {
-			fmt.Fprintf(&w, "%-5s %-8s %-22s %s\n", r.ID, r.Signal, revisionSpan(&r), r.Text)
+			fmt.Fprintf(&w, "%-5s %-8s %-6s %-22s %s\n", r.ID, r.Signal, r.Party, revisionSpan(&r), r.Text)
+		}
+	case "signals":
+		for _, sig := range checker.AllSignals {
+			fmt.Fprintf(&w, "%-12s %s\n", sig, checker.SignalParty[sig])
 		}
 	case string(checker.SignalWarn), string(checker.SignalMismatch):
+		sig := checker.Signal(strings.ToLower(strings.TrimSpace(id)))
+		fmt.Fprintf(&w, "%s: party %s\n", sig, checker.SignalParty[sig])
 		for _, r := range checker.Rules() {
-			if string(r.Signal) == strings.ToLower(id) || (r.Mismatch && strings.EqualFold(id, string(checker.SignalMismatch))) {
-				fmt.Fprintf(&w, "%-5s %s\n", r.ID, r.Text)
+			if r.Signal == sig || (r.Mismatch && sig == checker.SignalMismatch) {
+				fmt.Fprintf(&w, "%-5s %-6s %s\n", r.ID, r.Party, r.Text)
 			}
 		}
 	default:
+		if sig := checker.Signal(strings.ToLower(strings.TrimSpace(id))); checker.SignalParty[sig] != "" && sig != checker.SignalWire {
+			fmt.Fprintf(&w, "%s: party %s\n", sig, checker.SignalParty[sig])
+			break
+		}
 		r, ok := checker.LookupRule(id)
 		if !ok {
-			return checkFail("--explain: no rule %q; rules are W1 to W49, M1 and wire (--explain all lists them)", id)
+			return checkFail("--explain: no rule %q; rules are W1 to W49, M1 and wire, signals are named too (--explain all lists the rules, --explain signals the signals)", id)
 		}
 		writeExplain(&w, &r)
 	}
@@ -63,6 +75,7 @@ func writeExplain(w io.Writer, r *checker.Rule) {
 		signal += "; its frames count as mismatch too"
 	}
 	fmt.Fprintf(w, "  signal:    %s\n", signal)
+	fmt.Fprintf(w, "  party:     %s\n", partyWords(r))
 	fmt.Fprintf(w, "  family:    %s\n", r.Family)
 	fmt.Fprintf(w, "  judged on: %s\n", r.Gate)
 	transport := "any transport"
@@ -82,6 +95,17 @@ func writeExplain(w io.Writer, r *checker.Rule) {
 		}
 	}
 	fmt.Fprintf(w, "  example:   session s1 frame 7: %s\n", r.Example)
+}
+
+// partyWords says whom a rule's findings blame.
+func partyWords(r *checker.Rule) string {
+	switch {
+	case r.ID == "M1":
+		return "server; client when the request's routing headers disagreed with its body"
+	case r.Party == checker.PartySender:
+		return "sender (whichever side sent the frame)"
+	}
+	return string(r.Party)
 }
 
 // signalGatedByDefault reports whether --fail-on's default holds sig.
@@ -108,11 +132,11 @@ func revisionSpan(r *checker.Rule) string {
 // rules apply to which revisions, and the spec section each enforces.
 func ruleTable() string {
 	var b strings.Builder
-	b.WriteString("| rule | signal |")
+	b.WriteString("| rule | signal | party |")
 	for _, rev := range wire.Revisions {
 		b.WriteString(" " + rev + " |")
 	}
-	b.WriteString(" spec | finding |\n|---|---|")
+	b.WriteString(" spec | finding |\n|---|---|---|")
 	for range wire.Revisions {
 		b.WriteString(":-:|")
 	}
@@ -125,7 +149,11 @@ func ruleTable() string {
 		if r.HTTPOnly {
 			signal += " (HTTP)"
 		}
-		fmt.Fprintf(&b, "| %s | %s |", r.ID, signal)
+		party := string(r.Party)
+		if r.ID == "M1" {
+			party = "server (client when the request's headers disagreed)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |", r.ID, signal, party)
 		for _, rev := range wire.Revisions {
 			mark := " "
 			if r.AppliesTo(rev) {

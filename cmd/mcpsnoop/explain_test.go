@@ -43,8 +43,22 @@ func TestExplain(t *testing.T) {
 			"             2026-07-28  https://modelcontextprotocol.io/specification/2026-07-28/schema",
 			`  example:   session s1 frame 7: wire: tools/list result: /tools/3: missing property "name" (2025-11-25 ListToolsResult)`,
 		}, ""},
-		{[]string{"--explain", "mismatch"}, 0, []string{"W36   routing headers are invalid on a JSON-RPC batch", "M1    a routing header disagrees with the body (the server answered with error -32020, HeaderMismatch)"}, ""},
-		{[]string{"--explain", "W99"}, 2, nil, `mcpsnoop check: --explain: no rule "W99"; rules are W1 to W49, M1 and wire (--explain all lists them)` + "\n"},
+		{[]string{"--explain", "mismatch"}, 0, []string{
+			"mismatch: party client (a routing header that disagrees with the body); server for M1 when the recorded headers agree",
+			"W36   client routing headers are invalid on a JSON-RPC batch",
+			"M1    server the server answered with error -32020 (HeaderMismatch): the client's routing header disagrees with the body, or, when the recorded headers agree, the server refused wrongly",
+		}, ""},
+		{[]string{"--explain", "W46"}, 0, []string{"  party:     client"}, ""},
+		{[]string{"--explain", "W47"}, 0, []string{"  party:     server"}, ""},
+		{[]string{"--explain", "W24"}, 0, []string{"  party:     sender (whichever side sent the frame)"}, ""},
+		{[]string{"--explain", "M1"}, 0, []string{"  party:     server; client when the request's routing headers disagreed with its body"}, ""},
+		{[]string{"--explain", "signals"}, 0, []string{
+			"incomplete   transport",
+			"pending      the side that owes the answer (server for a client's request)",
+			"invalid      sender",
+		}, ""},
+		{[]string{"--explain", "Pending"}, 0, []string{"pending: party the side that owes the answer (server for a client's request)"}, ""},
+		{[]string{"--explain", "W99"}, 2, nil, `mcpsnoop check: --explain: no rule "W99"; rules are W1 to W49, M1 and wire, signals are named too (--explain all lists the rules, --explain signals the signals)` + "\n"},
 		{[]string{"--explain", "W1", "run.jsonl"}, 2, nil, `mcpsnoop check: --explain reads no log, got "run.jsonl"` + "\n"},
 	}
 	for _, tt := range tests {
@@ -63,7 +77,7 @@ func TestExplain(t *testing.T) {
 		}
 	}
 	_, all, _ := checkRun(t, "", "--explain", "all")
-	if n := strings.Count(all, "\n"); n != len(checker.Rules()) || !strings.HasPrefix(all, "W1    warn     all revisions          missing jsonrpc=2.0\n") {
+	if n := strings.Count(all, "\n"); n != len(checker.Rules()) || !strings.HasPrefix(all, "W1    warn     sender all revisions          missing jsonrpc=2.0\n") {
 		t.Errorf("--explain all: %d lines\n%s", n, all)
 	}
 }
