@@ -82,33 +82,6 @@ func TestExplain(t *testing.T) {
 	}
 }
 
-// The README's rule catalogue is the catalogue: rewrite it with
-//
-//	go test ./cmd/mcpsnoop -run RuleTable -update
-func TestRuleTableInREADME(t *testing.T) {
-	const begin, end = "<!-- rule table: generated, go test ./cmd/mcpsnoop -run RuleTable -update -->\n", "<!-- end of rule table -->\n"
-	path := filepath.Join("..", "..", "README.md")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(data)
-	i, j := strings.Index(readme, begin), strings.Index(readme, end)
-	if i < 0 || j < i {
-		t.Fatalf("README.md has no rule table between %q and %q", begin, end)
-	}
-	want := readme[:i+len(begin)] + ruleTable() + readme[j:]
-	if *update {
-		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if readme != want {
-		t.Errorf("README.md's rule table is not the catalogue's (-update rewrites it):\n%s", firstDiff(readme, want))
-	}
-}
-
 // --wire counts without gating; --fail-on wire gates.
 func TestCheckWireFlags(t *testing.T) {
 	t.Setenv("MCPSNOOP_HOME", t.TempDir())
