@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -259,6 +260,9 @@ func judge(rec *Recording, out *Outcome, replayed map[string]checker.CallRecord,
 		c.Reason = "no answer within the call timeout"
 	case worse && c.After == "error":
 		c.Outcome = OutcomeErrorNow
+		if c.Reason == "" {
+			c.Reason = errorText(out.Answer)
+		}
 	case worse || out.Answer == nil && out.Status == 0:
 		// No answer, and not for want of time: the server is gone, or the
 		// exchange failed (out.Failure says how).
@@ -344,6 +348,50 @@ func (res *Result) readLog(each func(*capture.Frame, int) bool, lost func()) err
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
+	}
+	return s
+}
+
+// maxErrorText bounds the error message an error-now call quotes.
+const maxErrorText = 200
+
+// errorText says what the failing answer msg said: a JSON-RPC error's code
+// and message, or the text of a tool result marked isError; "" when it
+// says nothing.
+func errorText(msg json.RawMessage) string {
+	if e, ok := decodeError(errorOf(msg)); ok {
+		return fmt.Sprintf("the server answered error %d %s", e.Code, strconv.Quote(cut(e.Message, maxErrorText)))
+	}
+	var res struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(resultOf(msg), &res) != nil || !res.IsError {
+		return ""
+	}
+	var texts []string
+	for _, c := range res.Content {
+		if c.Type == "text" && c.Text != "" {
+			texts = append(texts, c.Text)
+		}
+	}
+	if len(texts) == 0 {
+		return "the tool answered isError, with no text"
+	}
+	return "the tool answered isError " + strconv.Quote(cut(strings.Join(texts, " "), maxErrorText))
+}
+
+// cut shortens s to n characters, with … where it was cut.
+func cut(s string, n int) string {
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k] + "…"
+		}
+		i++
 	}
 	return s
 }
