@@ -100,9 +100,8 @@ Exit codes: 0 nothing regressed (with --update: the recording is updated);
 1 a regression: an answer changed, a call fails, gets no answer or times
 out now, or its tool is gone, or the tool listing lost a tool or changed a
 definition, or (with --fail-on-slower) a tool got slower; 2 nothing was
-verified (bad flag or input, no
-replayable call, the replay could not start or was not confirmed, --update
-refused; nothing on stdout).`,
+verified (bad flag or input, no replayable call, the replay could not
+start or was not confirmed, --update refused; nothing on stdout).`,
 		Example: `  mcpsnoop verify --yes recordings/session.jsonl -- ./bin/server --stdio
   mcpsnoop verify --yes --format junit recordings/session.jsonl -- node build/index.js > verify.xml
   mcpsnoop verify --replay-target http://127.0.0.1:8080/mcp --replay-header 'Authorization: Bearer dev' rec.jsonl
