@@ -53,9 +53,9 @@ var verifyRules = []rule{
 	},
 	{
 		id: RuleVerifySlower, name: "CallSlower",
-		short: "A replayed call got notably slower",
-		full:  "The replayed call took longer than the recorded one by at least --duration-threshold and by a ratio of at least --duration-ratio, the thresholds mcpsnoop diff uses.",
-		help:  "Profile the handler on the new build. Raise --duration-threshold or --duration-ratio if the recording's machine was much faster than the one replaying it.",
+		short: "A replayed call's tool got notably slower",
+		full:  "The median duration of the tool's replayed calls exceeds the median of its recorded calls by at least --duration-threshold and by a ratio of at least --duration-ratio, the thresholds mcpsnoop diff uses. Reported only with --fail-on-slower.",
+		help:  "Profile the handler on the new build. Raise --duration-threshold or --duration-ratio if the recording's machine was much faster than the one replaying it, or leave --fail-on-slower out to have slower tools reported without failing.",
 	},
 	{
 		id: RuleVerifyNotOffered, name: "ToolNoLongerOffered",
