@@ -198,6 +198,58 @@ func TestReplayKeepsTheRecordedRevision(t *testing.T) {
 	}
 }
 
+// A 2025-11-25 recording cut after its handshake (the capture began
+// late), of a server that writes resultType into every result as some
+// dual-era servers do: the replay initializes for 2025-11-25 and sends
+// the ping bare, and it verifies (resultType ignored: this server writes
+// none under 2025-11-25). Taking resultType for 2026-07-28 gave every
+// request _meta, and the ping -32601.
+func TestReplayCutLegacyRecordingWithResultTypes(t *testing.T) {
+	_, v1, _ := programs(t)
+	path := record(t, v1, "2025-11-25", pingAndCall)
+	var out bytes.Buffer
+	seq := uint64(0)
+	for _, f := range framesOf(t, path) {
+		var m message
+		_ = json.Unmarshal(f.Raw, &m)
+		if m.Method == "initialize" || m.Method == "notifications/initialized" || string(m.ID) == "1" {
+			continue // the handshake: initialize is the SDK client's id 1
+		}
+		if len(m.Result) > 0 && m.Result[0] == '{' {
+			res := object(m.Result)
+			res["resultType"] = json.RawMessage(`"complete"`)
+			f.Raw = set(f.Raw, "result", encode(res))
+		}
+		seq++
+		f.Seq = seq
+		b, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Write(append(b, '\n'))
+	}
+	if err := os.WriteFile(path, out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec := load(t, path)
+	if rec.Init != nil || rec.Modern() {
+		t.Fatalf("the cut recording: init %v, modern %v, revision %q", rec.Init != nil, rec.Modern(), rec.Revision)
+	}
+	c, err := NewComparer([]string{"$.result.resultType"}, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, v := replayJudged(t, rec, nil, Options{}, VerifyOptions{Comparer: c, Durations: untimed.Durations})
+	var b bytes.Buffer
+	_ = v.WriteText(&b)
+	if v.Regressed() || res.Revision != "2025-11-25" || verdicts(v)["ping"].Outcome != OutcomeSame || verdicts(v)["echo"].Outcome != OutcomeSame {
+		t.Fatalf("revision %s:\n%s", res.Revision, b.String())
+	}
+	if m := sentMeta(t, res.Log); m["ping"] != nil || m["tools/call"] != nil {
+		t.Errorf("the replay sent _meta: %v", m)
+	}
+}
+
 // sentMeta maps each method the client sent (initialize and
 // notifications aside) to the _meta its params carried (nil for none).
 func sentMeta(t *testing.T, path string) map[string]map[string]json.RawMessage {
