@@ -207,10 +207,12 @@ func (d *differ) add(path string, a, b any, hasA, hasB bool) {
 		return
 	}
 	ch := Change{Path: path}
-	if hasA {
+	switch {
+	case hasA && hasB:
+		ch.Before, ch.After = around(canon(a), canon(b))
+	case hasA:
 		ch.Before = short(canon(a))
-	}
-	if hasB {
+	case hasB:
 		ch.After = short(canon(b))
 	}
 	d.changes = append(d.changes, ch)
@@ -273,7 +275,52 @@ func member(k string) string {
 	return "[" + string(q) + "]"
 }
 
-// short cuts a compact JSON value to 80 bytes, on a character boundary.
+// aroundChars is how many characters a changed value shows on each side
+// of the first character where the two sides differ.
+const aroundChars = 40
+
+// around shows where two compact JSON values differ: each cut to the
+// aroundChars characters before the first character that differs, that
+// character and the aroundChars after it, with … where a cut was made. A
+// long text changed deep inside then shows the change, not its start.
+func around(a, b []byte) (string, string) {
+	i := 0
+	for i < len(a) && i < len(b) {
+		_, na := utf8.DecodeRune(a[i:])
+		_, nb := utf8.DecodeRune(b[i:])
+		if na != nb || !bytes.Equal(a[i:i+na], b[i:i+nb]) {
+			break
+		}
+		i += na
+	}
+	start := i
+	for k := 0; k < aroundChars && start > 0; k++ {
+		_, n := utf8.DecodeLastRune(a[:start])
+		start -= n
+	}
+	return window(a, start, i), window(b, start, i)
+}
+
+// window is v from start to aroundChars characters past the one at i,
+// with … at each end that was cut.
+func window(v []byte, start, i int) string {
+	end := i
+	for k := 0; k <= aroundChars && end < len(v); k++ {
+		_, n := utf8.DecodeRune(v[end:])
+		end += n
+	}
+	s := string(v[start:end])
+	if start > 0 {
+		s = "…" + s
+	}
+	if end < len(v) {
+		s += "…"
+	}
+	return s
+}
+
+// short cuts a compact JSON value that has nothing to be compared with (a
+// member on one side only) to 80 bytes, on a character boundary.
 func short(b []byte) string {
 	const max = 80
 	if len(b) <= max {

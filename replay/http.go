@@ -130,7 +130,10 @@ func (c *httpConn) post(ctx context.Context, x *exchange, body []byte) (*http.Re
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
 	c.mu.Lock()
-	if c.protocol != "" {
+	// The revision the body declares, else the session's.
+	if x != nil && x.protocol != "" {
+		h.Set("MCP-Protocol-Version", x.protocol)
+	} else if c.protocol != "" {
 		h.Set("MCP-Protocol-Version", c.protocol)
 	}
 	if c.session != "" {

@@ -37,7 +37,8 @@ type Recording struct {
 	Cwd     string
 
 	// Revision is the protocol revision the session spoke ("" unknown):
-	// the one initialize negotiated, else a request's _meta or header.
+	// the one initialize negotiated, else a request's _meta or header,
+	// else Modern when the recording holds an MRTR input_required result.
 	Revision string
 	// Init is the recorded initialize request; nil when there was none
 	// (a Modern session, or a capture that began after the handshake).
@@ -46,8 +47,13 @@ type Recording struct {
 	// order. MRTR retries are folded into the request they continue.
 	Steps []*Request
 
-	// modern is set when the session shows the Modern revision.
+	// modern is set when the session shows the Modern revision without
+	// an initialize handshake.
 	modern bool
+	// ownMeta is set when a modern session's requests declare no revision
+	// in their _meta (a hand-made or cut capture): the replay then gives
+	// each request a _meta of its own, since there is none to keep.
+	ownMeta bool
 	// answers are the client's recorded answers to server requests, by
 	// method, in order.
 	answers map[string][]recordedAnswer
@@ -90,6 +96,10 @@ type Request struct {
 	Name string
 	// Params are the recorded params, nil when there were none.
 	Params json.RawMessage
+	// Declared is the revision the request's own _meta declares ("" when
+	// it declares none): such a request is replayed with its recorded
+	// _meta, whatever the session spoke.
+	Declared string
 	// Headers are the recorded Mcp-Param-* headers (HTTP).
 	Headers []capture.ParamHeader
 	// Redacted: mcpsnoop's redaction changed this frame when it was
@@ -207,7 +217,10 @@ type builder struct {
 	listCursor  bool
 	headerRev   string
 	metaRev     string
-	resultTypes bool
+	// mrtr: an answer was an MRTR input_required result, which only a
+	// 2026-07-28 exchange carries (a resultType alone says nothing: a
+	// server may write it under any revision).
+	mrtr bool
 }
 
 func key(id json.RawMessage, conn string) string { return string(id) + "\x00" + conn }
@@ -275,10 +288,11 @@ func (b *builder) clientMessage(f *capture.Frame, raw []byte, line int, first bo
 	rec := b.rec
 	switch {
 	case m.Method != "":
-		if rev := metaRevision(m.Params); rev != "" && b.metaRev == "" {
+		rev := metaRevision(m.Params)
+		if rev != "" && b.metaRev == "" {
 			b.metaRev = rev
 		}
-		r := &Request{Seq: f.Seq, Line: line, TS: f.TS, Method: m.Method, Params: nonNull(m.Params),
+		r := &Request{Seq: f.Seq, Line: line, TS: f.TS, Method: m.Method, Params: nonNull(m.Params), Declared: rev,
 			Redacted: f.Redacted, ConnID: f.ConnID, Name: operationName(m.Method, m.Params)}
 		if m.hasID() {
 			r.ID = m.ID
@@ -344,11 +358,9 @@ func (b *builder) serverMessage(f *capture.Frame, raw []byte, line int) {
 			Tools         []json.RawMessage          `json:"tools"`
 		}
 		if len(m.Result) > 0 && json.Unmarshal(m.Result, &res) == nil {
-			if res.ResultType != "" {
-				b.resultTypes = true
-			}
 			r.parked = res.ResultType == "input_required"
 			if r.parked {
+				b.mrtr = true
 				r.issued, r.issuedSet = "", res.RequestState != nil
 				if res.RequestState != nil {
 					r.issued = *res.RequestState
@@ -462,10 +474,11 @@ func (b *builder) finish() {
 	if rec.Revision == "" {
 		rec.Revision = b.headerRev
 	}
-	if rec.Revision == "" && b.resultTypes {
+	if rec.Revision == "" && b.mrtr {
 		rec.Revision = Modern
 	}
 	rec.modern = rec.Init == nil && rec.Revision >= Modern
+	rec.ownMeta = rec.modern && b.metaRev == ""
 	if rec.Transport == "" {
 		rec.Transport = capture.TransportStdio
 	}

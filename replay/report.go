@@ -58,6 +58,13 @@ func (v *Verification) Summary() string {
 			parts = append(parts, strconv.Itoa(n)+" "+what)
 		}
 	}
+	slower := v.Slower()
+	// A slower tool is always reported, and counted with the failures
+	// only when it fails the verify.
+	notGated := ""
+	if slower > 0 && !v.FailOnSlower {
+		notGated = "; not gated: " + strconv.Itoa(slower) + " slower"
+	}
 	if v.Regressed() {
 		regressedTools := 0
 		for _, t := range v.Tools {
@@ -65,25 +72,32 @@ func (v *Verification) Summary() string {
 				regressedTools++
 			}
 		}
-		slower := 0
-		for _, c := range v.Calls {
-			if c.Slower && c.Regression {
-				slower++
-			}
-		}
 		add(v.changedAnswers(), "changed")
 		add(v.Count(OutcomeErrorNow), "error now")
 		add(v.Count(OutcomeTimeout), "timed out")
 		add(v.Count(OutcomeFailed), "failed")
-		add(slower, "slower")
+		if v.FailOnSlower {
+			add(slower, "slower")
+		}
 		add(v.Count(OutcomeNotOffered), "not offered")
 		add(regressedTools, plural(regressedTools, "tool change", "tool changes"))
-		return "verify failed: " + strings.Join(parts, ", ")
+		return "verify failed: " + strings.Join(parts, ", ") + notGated
 	}
 	add(v.Count(OutcomeSame), "same")
 	add(v.Count(OutcomeOKNow), "ok now")
 	add(v.Count(OutcomeNotReplayed), "not replayed")
-	return "verify passed: " + strings.Join(parts, ", ")
+	return "verify passed: " + strings.Join(parts, ", ") + notGated
+}
+
+// Slower is how many tools got slower.
+func (v *Verification) Slower() int {
+	n := 0
+	for _, d := range v.Durations {
+		if d.Slower {
+			n++
+		}
+	}
+	return n
 }
 
 // changedAnswers counts the calls whose answer changed; a changed
@@ -107,8 +121,8 @@ func plural(n int, one, many string) string {
 
 // WriteText writes the report scripts and people read: where the replay
 // went, the tool listing's changes, one line per call (the differences
-// under a changed one), the durations that moved, and the summary line.
-// Text from the server is escaped for the terminal.
+// under a changed one), the tools whose durations moved (medians), and
+// the summary line. Text from the server is escaped for the terminal.
 func (v *Verification) WriteText(w io.Writer) error {
 	var b strings.Builder
 	line := func(format string, args ...any) {
@@ -145,20 +159,19 @@ func (v *Verification) WriteText(w io.Writer) error {
 			line("      ... and %d more", more)
 		}
 	}
-	moved := false
-	for _, c := range v.Calls {
-		if !c.Slower && !c.Faster {
-			continue
+	if len(v.Durations) > 0 {
+		head := "durations (median per tool):"
+		if v.Slower() > 0 && !v.FailOnSlower {
+			head = "durations (median per tool; slower is reported, --fail-on-slower fails on it):"
 		}
-		if !moved {
-			b.WriteString("durations:\n")
-			moved = true
-		}
+		line("%s", head)
+	}
+	for _, d := range v.Durations {
 		word := "faster"
-		if c.Slower {
+		if d.Slower {
 			word = "slower"
 		}
-		line("  %s: line %d %s %s -> %s", word, c.Line, c.Subject(), msText(c.BeforeMS), msText(c.AfterMS))
+		line("  %s: %s %s -> %s (%d %s)", word, d.Subject(), msText(&d.BeforeMS), msText(&d.AfterMS), d.Calls, plural(d.Calls, "call", "calls"))
 	}
 	for _, d := range v.Declined {
 		line("declined: %s", d)
@@ -193,7 +206,7 @@ type jsonReport struct {
 
 // WriteJSON writes the verification as one indented JSON document.
 func (v *Verification) WriteJSON(w io.Writer) error {
-	counts := map[string]int{}
+	counts := map[string]int{"slower": v.Slower()}
 	for o := range outcomeLabels {
 		counts[o] = v.Count(o)
 	}

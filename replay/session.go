@@ -131,6 +131,9 @@ type exchange struct {
 	name    string // the operation name, for Mcp-Name
 	body    []byte
 	headers []capture.ParamHeader // recorded Mcp-Param-* headers, sent verbatim
+	// protocol is the revision the body's _meta declares, which the
+	// MCP-Protocol-Version header must match; "" for the session's.
+	protocol string
 }
 
 // reply is what came back for an exchange.
@@ -301,6 +304,9 @@ func (s *session) run(ctx context.Context) {
 	if s.rec.Modern() {
 		s.res.Revision = s.rec.Revision
 		s.conn.setProtocol(s.rec.Revision)
+		if s.rec.ownMeta {
+			s.res.Notes = append(s.res.Notes, "no recorded request declares its revision in _meta, so the replay gave each one a _meta of its own for "+s.rec.Revision)
+		}
 	} else if !s.handshake(ctx) {
 		for _, r := range s.rec.Steps {
 			if !r.Notification() && (s.o.Only == nil || s.o.Only(r)) {
@@ -319,7 +325,7 @@ func (s *session) run(ctx context.Context) {
 		}
 		if r.Notification() {
 			if s.res.Stopped == "" && s.rec.SkipReason(r, s.o.All, edited) == "" {
-				s.send(ctx, r.Method, params)
+				s.send(ctx, r, params)
 			}
 			continue
 		}
@@ -345,7 +351,7 @@ func (s *session) run(ctx context.Context) {
 		if edited == nil {
 			headers = r.Headers
 		}
-		s.call(ctx, out, r.Method, name, s.prepare(r.Method, params), headers)
+		s.call(ctx, out, &exchange{method: r.Method, name: name, headers: headers, protocol: r.Declared}, s.prepare(r, params))
 	}
 }
 
@@ -399,17 +405,17 @@ func (s *session) handshake(ctx context.Context) bool {
 	_ = json.Unmarshal(resultOf(rep.msg), &r)
 	s.res.Revision = r.ProtocolVersion
 	s.conn.setProtocol(r.ProtocolVersion)
-	s.send(ctx, "notifications/initialized", nil)
+	s.send(ctx, &Request{Method: "notifications/initialized"}, nil)
 	return s.res.Stopped == ""
 }
 
-// send sends a notification; a transport that cannot go on stops the
-// replay.
-func (s *session) send(ctx context.Context, method string, params json.RawMessage) {
-	if s.rec.Modern() && len(params) > 0 {
-		params = s.prepare(method, params)
+// send sends the notification r with params; a transport that cannot go
+// on stops the replay.
+func (s *session) send(ctx context.Context, r *Request, params json.RawMessage) {
+	if len(params) > 0 {
+		params = s.prepare(r, params)
 	}
-	x := &exchange{method: method, body: request(nil, method, params)}
+	x := &exchange{method: r.Method, protocol: r.Declared, body: request(nil, r.Method, params)}
 	cctx, cancel := context.WithTimeout(ctx, s.o.CallTimeout)
 	defer cancel()
 	var stop *stopError
@@ -418,14 +424,15 @@ func (s *session) send(ctx context.Context, method string, params json.RawMessag
 	}
 }
 
-// call sends one request and waits for its final answer, retrying MRTR
-// rounds with the recorded input.
-func (s *session) call(ctx context.Context, out *Outcome, method, name string, params json.RawMessage, headers []capture.ParamHeader) {
+// call sends one request (x without its id and body) and waits for its
+// final answer, retrying MRTR rounds with the recorded input.
+func (s *session) call(ctx context.Context, out *Outcome, x *exchange, params json.RawMessage) {
 	cctx, cancel := context.WithTimeout(ctx, s.o.CallTimeout)
 	defer cancel()
 	start := time.Now()
 	defer func() { out.Elapsed = time.Since(start) }()
-	x := &exchange{id: s.nextID(), method: method, name: name, headers: headers}
+	method, first := x.method, *x
+	x.id = s.nextID()
 	x.body = request(x.id, method, params)
 	out.ID = x.id
 	for {
@@ -467,7 +474,9 @@ func (s *session) call(ctx context.Context, out *Outcome, method, name string, p
 			m["requestState"] = encode(*ir.RequestState)
 		}
 		out.Rounds++
-		x = &exchange{id: s.nextID(), method: method, name: name, headers: headers}
+		next := first
+		x = &next
+		x.id = s.nextID()
 		x.body = request(x.id, method, encode(m))
 	}
 }
@@ -507,29 +516,47 @@ func (s *session) observe(method string, params, msg json.RawMessage) {
 // listMethods are the paginated list requests.
 var listMethods = map[string]bool{"tools/list": true, "resources/list": true, "resources/templates/list": true, "prompts/list": true}
 
-// prepare adapts recorded params to the live server: a list request's
-// cursor becomes the one the live server issued, and under Modern the
-// request carries the replay's own _meta.
-func (s *session) prepare(method string, params json.RawMessage) json.RawMessage {
-	if listMethods[method] {
+// prepare adapts the params of r to the live server: a list request's
+// cursor becomes the one the live server issued, and a request whose
+// recorded _meta declares a revision keeps that _meta with the replay's
+// clientInfo in place of the recorded client's (keys an edit dropped come
+// back from the recording). Nothing else gets a _meta: a request that
+// declared no revision was not a 2026-07-28 request (a ping, say), and one
+// is not made of it. Only a modern recording whose requests declare
+// nothing at all (ownMeta) has every request given a _meta of the
+// replay's own.
+func (s *session) prepare(r *Request, params json.RawMessage) json.RawMessage {
+	if listMethods[r.Method] {
 		if _, ok := object(params)["cursor"]; ok {
-			if c := s.cursors[method]; c != "" {
+			if c := s.cursors[r.Method]; c != "" {
 				params = set(params, "cursor", encode(c))
 			}
 		}
 	}
-	if !s.rec.Modern() {
-		return params
+	switch {
+	case r.Declared != "":
+		m := object(params)
+		meta := object(m["_meta"])
+		for k, v := range object(object(r.Params)["_meta"]) {
+			if _, ok := meta[k]; !ok {
+				meta[k] = v
+			}
+		}
+		meta[metaClientInfo] = s.clientInfo()
+		m["_meta"] = encode(meta)
+		return encode(m)
+	case s.rec.ownMeta:
+		m := object(params)
+		meta := object(m["_meta"])
+		meta[metaProtocolVersion] = encode(s.rec.Revision)
+		meta[metaClientInfo] = s.clientInfo()
+		if _, ok := meta[metaClientCapabilities]; !ok {
+			meta[metaClientCapabilities] = encode(s.capabilities())
+		}
+		m["_meta"] = encode(meta)
+		return encode(m)
 	}
-	m := object(params)
-	meta := object(m["_meta"])
-	meta[metaProtocolVersion] = encode(s.rec.Revision)
-	meta[metaClientInfo] = s.clientInfo()
-	if _, ok := meta[metaClientCapabilities]; !ok {
-		meta[metaClientCapabilities] = encode(s.capabilities())
-	}
-	m["_meta"] = encode(meta)
-	return encode(m)
+	return params
 }
 
 func (s *session) clientInfo() json.RawMessage {

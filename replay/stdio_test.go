@@ -80,7 +80,8 @@ func TestVerifyChangedBuild(t *testing.T) {
 	t.Log("records with the SDK through the shim, verifies against a changed build")
 	_, v1, v2 := programs(t)
 	rec := load(t, record(t, v1, "2025-11-25", everyTool))
-	_, v := replayJudged(t, rec, []string{v2}, Options{}, VerifyOptions{}) // diff's thresholds: v2's slow sleeps a second
+	// diff's thresholds: v2's slow sleeps a second.
+	res, v := replayJudged(t, rec, []string{v2}, Options{}, VerifyOptions{FailOnSlower: true})
 	if !v.Regressed() || v.Verdict() != VerdictRegressed {
 		t.Fatal("the changed build did not regress")
 	}
@@ -96,7 +97,8 @@ func TestVerifyChangedBuild(t *testing.T) {
 	if l := got["lookup"]; l.Outcome != OutcomeNotOffered || !l.Regression {
 		t.Errorf("lookup: %+v", l)
 	}
-	if f := got["flaky"]; f.Outcome != OutcomeErrorNow || f.Before != "ok" || f.After != "error" || !f.Regression {
+	if f := got["flaky"]; f.Outcome != OutcomeErrorNow || f.Before != "ok" || f.After != "error" || !f.Regression ||
+		f.Reason != `the tool answered isError "flaky: broken in v2"` {
 		t.Errorf("flaky: %+v", f)
 	}
 	for _, name := range []string{"echo", "stamp"} {
@@ -121,14 +123,29 @@ func TestVerifyChangedBuild(t *testing.T) {
 	for _, want := range []string{
 		"  removed: lookup\n", "  added: find\n",
 		`  changed: line `, `tools/call add {"a":2,"b":3}`, `      $.result.content[0].text: "2+3=5" -> "2+3=6"`,
-		`  error now: line `, `tools/call flaky {"text":"x"} (ok -> error)`,
+		`  error now: line `, `tools/call flaky {"text":"x"} (ok -> error): the tool answered isError "flaky: broken in v2"`,
 		`  not offered: line `, `the replayed tools/list no longer lists tool "lookup"`,
-		"durations:\n  slower: line ",
+		"durations (median per tool):\n  slower: tools/call slow ",
 		"verify failed: 1 changed, 1 error now, 1 slower, 1 not offered, 1 tool change\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, b.String())
 		}
+	}
+
+	// The same replay without --fail-on-slower: slow is still reported,
+	// and fails nothing.
+	v, err := Verify(rec, res, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slow := verdicts(v)["slow"]; !slow.Slower || slow.Regression || len(v.Durations) != 1 || v.Durations[0].Regression {
+		t.Errorf("slow, not gated: %+v; durations %+v", slow, v.Durations)
+	}
+	b.Reset()
+	_ = v.WriteText(&b)
+	if !strings.HasSuffix(b.String(), "verify failed: 1 changed, 1 error now, 1 not offered, 1 tool change; not gated: 1 slower\n") {
+		t.Errorf("text report, slower not gated:\n%s", b.String())
 	}
 }
 

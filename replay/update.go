@@ -191,12 +191,12 @@ type lineEdit struct {
 }
 
 // newAnswer is a replayed answer as it goes into the recording: sent
-// took after the recorded request it answers (sentAt) as it took after
-// the replay's.
+// took after the recorded request it answers (at line reqLine, as the
+// updated recording times it) as it took after the replay's.
 type newAnswer struct {
-	frame  capture.Frame
-	sentAt time.Time
-	took   time.Duration
+	frame   capture.Frame
+	reqLine int
+	took    time.Duration
 }
 
 func (p *patch) edit(line int) *lineEdit {
@@ -216,6 +216,7 @@ func (p *patch) answer(r *Request, start time.Time, ans capture.Frame) error {
 	if n := len(r.retryLines); n > 0 {
 		line, seq = r.retryLines[n-1], r.retrySeqs[n-1]
 	}
+	reqLine := line
 	if r.Answer != nil {
 		line, seq = r.Answer.Line, r.Answer.Seq
 	}
@@ -235,7 +236,7 @@ func (p *patch) answer(r *Request, start time.Time, ans capture.Frame) error {
 	// As long after the recorded request as the replayed answer came
 	// after the replay's: the duration the check engine reads is the new
 	// build's.
-	na := &newAnswer{frame: nf, sentAt: r.lastTS, took: ans.TS.Sub(start)}
+	na := &newAnswer{frame: nf, reqLine: reqLine, took: max(ans.TS.Sub(start), 0)}
 	if r.Answer != nil {
 		na.frame.Batch = base.Batch
 		p.edit(line).replace = na
@@ -262,15 +263,19 @@ func (p *patch) drop(r *Request) error {
 // write applies the edits to the log's lines. A frame taken out or put
 // in moves the seq of the frames after it (seq numbers stay gapless: a
 // gap reads as lost frames), and an answer that now takes longer or
-// shorter moves the time of the frames after it by as much (the timeline
-// stays in order, the client's pauses as recorded). Lines nothing moved
-// are kept byte for byte.
+// shorter moves the time of the frames after it by as much (the client's
+// pauses as recorded). From the first edit on, the timeline keeps the
+// rules of a capture: no frame is timed before the one logged before it,
+// so no answer precedes its request, even where the recording pipelined
+// requests that the replay sent one at a time. Lines nothing moved are
+// kept byte for byte.
 func (p *patch) write(data []byte) ([]byte, error) {
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	var out bytes.Buffer
 	out.Grow(len(data))
 	shift := int64(0)
 	var offset time.Duration
+	t := timeline{at: map[int]time.Time{}}
 	emit := func(f capture.Frame) error {
 		enc := json.NewEncoder(&out)
 		enc.SetEscapeHTML(false) // as a capture writes
@@ -289,6 +294,7 @@ func (p *patch) write(data []byte) ([]byte, error) {
 		}
 		if e != nil && e.drop {
 			shift--
+			t.edited = true
 			continue
 		}
 		seq := uint64(int64(f.Seq) + shift)
@@ -296,22 +302,27 @@ func (p *patch) write(data []byte) ([]byte, error) {
 		case e != nil && e.replace != nil:
 			nf := e.replace.frame
 			nf.Seq = seq
-			nf.TS = e.replace.sentAt.Add(offset + e.replace.took)
+			nf.TS = t.answer(e.replace)
 			offset = nf.TS.Sub(f.TS)
 			if err := emit(nf); err != nil {
 				return nil, err
 			}
-		case shift != 0 || offset != 0:
-			nf := *f
-			nf.Seq, nf.TS = seq, f.TS.Add(offset)
-			if err := emit(nf); err != nil {
-				return nil, err
-			}
+			t.logged(line, nf.TS)
 		default:
-			out.Write(raw)
-			if !bytes.HasSuffix(raw, []byte("\n")) {
-				out.WriteByte('\n')
+			ts := t.moved(f.TS.Add(offset))
+			if shift != 0 || !ts.Equal(f.TS) {
+				nf := *f
+				nf.Seq, nf.TS = seq, ts
+				if err := emit(nf); err != nil {
+					return nil, err
+				}
+			} else {
+				out.Write(raw)
+				if !bytes.HasSuffix(raw, []byte("\n")) {
+					out.WriteByte('\n')
+				}
 			}
+			t.logged(line, ts)
 		}
 		if e == nil {
 			continue
@@ -321,13 +332,53 @@ func (p *patch) write(data []byte) ([]byte, error) {
 			shift++
 			nf := ins.frame
 			nf.Seq = seq
-			nf.TS = ins.sentAt.Add(offset + ins.took)
+			nf.TS = t.answer(ins)
 			if err := emit(nf); err != nil {
 				return nil, err
 			}
+			t.logged(0, nf.TS)
 		}
 	}
 	return out.Bytes(), nil
+}
+
+// timeline is when the frames of the updated recording are logged.
+type timeline struct {
+	at     map[int]time.Time // by the line of the recording they were at
+	last   time.Time         // the latest time logged so far
+	edited bool              // a frame was put in, replaced or taken out
+}
+
+func (t *timeline) logged(line int, ts time.Time) {
+	if line > 0 {
+		t.at[line] = ts
+	}
+	if ts.After(t.last) {
+		t.last = ts
+	}
+}
+
+// answer is when a replayed answer is logged: as long after its request
+// as the replay's took, and not before the frame logged before it.
+func (t *timeline) answer(a *newAnswer) time.Time {
+	t.edited = true
+	return t.notBeforeLast(t.at[a.reqLine].Add(a.took))
+}
+
+// moved is when a recorded frame, moved to ts, is logged: at ts, or once
+// anything was edited, not before the frame logged before it.
+func (t *timeline) moved(ts time.Time) time.Time {
+	if !t.edited {
+		return ts
+	}
+	return t.notBeforeLast(ts)
+}
+
+func (t *timeline) notBeforeLast(ts time.Time) time.Time {
+	if ts.Before(t.last) {
+		return t.last
+	}
+	return ts
 }
 
 // readdressed is a response message with its id replaced, its members in

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -243,5 +244,74 @@ func TestUpdateHTTP(t *testing.T) {
 	}
 	if v.Regressed() || v.Count(OutcomeSame) != 4 || len(res.Declined) > 0 {
 		t.Errorf("the updated recording replays as %+v (declined %v)", v.Calls, res.Declined)
+	}
+}
+
+// A pipelined recording (the client sent three calls before any answer
+// came) updates into a timeline a capture could have written, although
+// the replay sent the calls one at a time and answered each in
+// milliseconds where the recording took half a second: no frame is timed
+// before the one logged before it, and no call takes less than nothing.
+func TestUpdatePipelined(t *testing.T) {
+	_, v1, _ := programs(t)
+	t.Setenv("REPLAYSERVER_PIPELINE", "3")  // no answer before all three calls are in
+	t.Setenv("REPLAYSERVER_DELAY", "500ms") // and then half a second later
+	path := record(t, v1, "2025-11-25", func(ctx context.Context, t *testing.T, cs *mcp.ClientSession) {
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for _, text := range []string{"a", "b", "c"} {
+			wg.Go(func() {
+				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": text}}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	})
+	rec := load(t, path)
+	recorded := framesOf(t, path)
+	for i, f := range recorded {
+		if f.Direction == "s2c" && bytes.Contains(f.Raw, []byte(`"type":"text"`)) {
+			for _, g := range recorded[i:] {
+				if g.Direction == "c2s" && bytes.Contains(g.Raw, []byte(`"echo"`)) {
+					t.Fatalf("the recording is not pipelined: a call follows the first answer")
+				}
+			}
+			break
+		}
+	}
+
+	t.Setenv("REPLAYSERVER_PIPELINE", "")
+	t.Setenv("REPLAYSERVER_DELAY", "")
+	res, _ := replay(t, rec, nil, Options{})
+	if _, err := Update(rec, res); err != nil {
+		t.Fatal(err)
+	}
+	seqsGapless(t, path)
+	frames := framesOf(t, path)
+	for i := 1; i < len(frames); i++ {
+		if frames[i].TS.Before(frames[i-1].TS) {
+			t.Errorf("frame %d (%s) is timed before frame %d (%s)", i+1, frames[i].TS, i, frames[i-1].TS)
+		}
+	}
+	got := load(t, path)
+	calls := 0
+	for _, c := range got.calls {
+		calls++
+		if !c.HasDuration || c.Duration < 0 {
+			t.Errorf("%s %s: duration %s", c.Method, c.Name, c.Duration)
+		}
+	}
+	if calls != 5 { // initialize, tools/list, three echoes
+		t.Errorf("%d calls in the updated recording", calls)
+	}
+	for _, r := range got.Steps {
+		if r.Answer == nil {
+			t.Errorf("%s has no answer", describe(r))
+		} else if r.Answer.TS.Before(r.TS) {
+			t.Errorf("%s: answered at %s, sent at %s", describe(r), r.Answer.TS, r.TS)
+		}
 	}
 }

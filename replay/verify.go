@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,8 +32,14 @@ const (
 
 // VerifyOptions say how answers are compared.
 type VerifyOptions struct {
-	Comparer  *Comparer
-	Durations diff.Options // when a duration change is notable, as diff reports it
+	Comparer *Comparer
+	// Durations say when a tool's median duration moved enough to be
+	// reported slower or faster, as diff reports a call.
+	Durations diff.Options
+	// FailOnSlower makes a slower tool a regression. Without it slower
+	// tools are reported and nothing fails on them: a busy machine can
+	// make any call slow.
+	FailOnSlower bool
 }
 
 // Verification is a replay compared with its recording, as plain data.
@@ -51,6 +58,11 @@ type Verification struct {
 	// Tools lists how the replayed one differs, as diff lists it.
 	ToolsCompared bool         `json:"tools_compared"`
 	Tools         []ToolChange `json:"tools"`
+	// FailOnSlower: a slower tool is a regression (--fail-on-slower).
+	FailOnSlower bool `json:"fail_on_slower"`
+	// Durations are the tools whose median duration got notably slower or
+	// faster, in the order of their first call.
+	Durations []ToolDuration `json:"durations"`
 	// ListingLine is the recorded tools/list answer's line, where listing
 	// findings point.
 	ListingLine int           `json:"-"`
@@ -67,6 +79,30 @@ type ToolChange struct {
 	Label      string `json:"label"`
 	Tool       string `json:"tool"`
 	Regression bool   `json:"regression"`
+}
+
+// ToolDuration is a tool (a method and the name it operates on) whose
+// calls got notably slower or faster: the median duration of its calls
+// timed on both sides, recorded and replayed, judged by diff's rules.
+type ToolDuration struct {
+	Method string `json:"method"`
+	Name   string `json:"name,omitempty"`
+	// Calls is how many calls the medians are of.
+	Calls    int     `json:"calls"`
+	BeforeMS float64 `json:"before_ms"`
+	AfterMS  float64 `json:"after_ms"`
+	Slower   bool    `json:"slower"`
+	Faster   bool    `json:"faster"`
+	// Regression: slower, and FailOnSlower gates on it.
+	Regression bool `json:"regression"`
+}
+
+// Subject names the tool in one line: method and name.
+func (d *ToolDuration) Subject() string {
+	if d.Name == "" {
+		return d.Method
+	}
+	return d.Method + " " + d.Name
 }
 
 // CallVerdict is one recorded call, replayed and judged.
@@ -88,12 +124,15 @@ type CallVerdict struct {
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
 	// BeforeMS and AfterMS are the durations, measured by the capture.
-	BeforeMS   *float64 `json:"before_ms,omitempty"`
-	AfterMS    *float64 `json:"after_ms,omitempty"`
-	Slower     bool     `json:"slower"`
-	Faster     bool     `json:"faster"`
-	Regression bool     `json:"regression"`
-	ReplayID   string   `json:"replay_id,omitempty"`
+	BeforeMS *float64 `json:"before_ms,omitempty"`
+	AfterMS  *float64 `json:"after_ms,omitempty"`
+	// Slower and Faster: the call's tool got slower or faster (see
+	// Verification.Durations); slower is a regression only with
+	// FailOnSlower.
+	Slower     bool   `json:"slower"`
+	Faster     bool   `json:"faster"`
+	Regression bool   `json:"regression"`
+	ReplayID   string `json:"replay_id,omitempty"`
 }
 
 // Replayed reports whether the call was sent and compared.
@@ -106,8 +145,9 @@ func (c *CallVerdict) Replayed() bool {
 func (c *CallVerdict) Verified() bool { return c.Outcome != OutcomeNotReplayed }
 
 // Regressed reports whether anything got worse: by the rules of diff
-// --exit-code (a tool removed or redefined, a status worse, a call
-// slower), or an answer that changed, or a call no longer offered.
+// --exit-code (a tool removed or redefined, a status worse; a tool slower
+// only with FailOnSlower), or an answer that changed, or a call no longer
+// offered.
 func (v *Verification) Regressed() bool {
 	for _, t := range v.Tools {
 		if t.Regression {
@@ -163,7 +203,7 @@ func Verify(rec *Recording, res *Result, o VerifyOptions) (*Verification, error)
 	v := &Verification{
 		Recording: rec.Source, RecordingPath: rec.Path, SessionID: rec.SessionID, Label: rec.Label,
 		ReplayLog: res.Log, ReplaySessionID: res.SessionID, Target: res.Target, Revision: res.Revision,
-		Ignores: o.Comparer.Ignores, IgnoreOrder: o.Comparer.IgnoreOrder, Stopped: res.Stopped,
+		Ignores: o.Comparer.Ignores, IgnoreOrder: o.Comparer.IgnoreOrder, Stopped: res.Stopped, FailOnSlower: o.FailOnSlower,
 		Declined: nonNil(res.Declined), Notes: nonNil(res.Notes), Tools: []ToolChange{}, Calls: []CallVerdict{},
 	}
 	replayed, listing, err := readReplay(res)
@@ -196,6 +236,7 @@ func Verify(rec *Recording, res *Result, o VerifyOptions) (*Verification, error)
 	for _, out := range res.Outcomes {
 		v.Calls = append(v.Calls, judge(rec, out, replayed, listingRegressed, listingChange, o))
 	}
+	v.Durations = judgeDurations(v.Calls, o)
 	return v, nil
 }
 
@@ -231,26 +272,17 @@ func judge(rec *Recording, out *Outcome, replayed map[string]checker.CallRecord,
 			c.AfterMS = ms(after.Duration)
 		}
 	}
-	// The statuses and durations are judged by diff itself, on a pair of
-	// one-call sessions.
+	// The statuses are judged by diff itself, on a pair of one-call
+	// sessions; durations are judged per tool, once every call is in
+	// (judgeDurations).
 	sig := r.Name
 	if sig == "" {
 		sig = r.Method
 	}
-	// server/discover opens a 2026-07-28 session as initialize opens an
-	// older one: its time is mostly the server starting, not judged.
-	timed := r.Method != "server/discover"
-	one := func(cr checker.CallRecord, ok bool, status string) diff.Side {
-		call := diff.Call{Tool: sig, Args: c.Arguments, Status: status}
-		if ok && timed {
-			call.Duration, call.HasDuration = cr.Duration, cr.HasDuration
-		}
-		return diff.Side{Calls: []diff.Call{call}}
+	one := func(status string) diff.Side {
+		return diff.Side{Calls: []diff.Call{{Tool: sig, Args: c.Arguments, Status: status}}}
 	}
-	d := diff.Compare(one(before, hasBefore, c.Before), one(after, hasAfter, c.After), o.Durations)
-	for _, dc := range d.Durations {
-		c.Slower, c.Faster = dc.Slower(), !dc.Slower()
-	}
+	d := diff.Compare(one(c.Before), one(c.After), o.Durations)
 	worse := len(d.Statuses) > 0 && d.Statuses[0].Regression()
 	better := len(d.Statuses) > 0 && !worse && (diff.StatusChange{Before: c.After, After: c.Before}).Regression()
 	switch {
@@ -259,6 +291,9 @@ func judge(rec *Recording, out *Outcome, replayed map[string]checker.CallRecord,
 		c.Reason = "no answer within the call timeout"
 	case worse && c.After == "error":
 		c.Outcome = OutcomeErrorNow
+		if c.Reason == "" {
+			c.Reason = errorText(out.Answer)
+		}
 	case worse || out.Answer == nil && out.Status == 0:
 		// No answer, and not for want of time: the server is gone, or the
 		// exchange failed (out.Failure says how).
@@ -344,6 +379,50 @@ func (res *Result) readLog(each func(*capture.Frame, int) bool, lost func()) err
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
+	}
+	return s
+}
+
+// maxErrorText bounds the error message an error-now call quotes.
+const maxErrorText = 200
+
+// errorText says what the failing answer msg said: a JSON-RPC error's code
+// and message, or the text of a tool result marked isError; "" when it
+// says nothing.
+func errorText(msg json.RawMessage) string {
+	if e, ok := decodeError(errorOf(msg)); ok {
+		return fmt.Sprintf("the server answered error %d %s", e.Code, strconv.Quote(cut(e.Message, maxErrorText)))
+	}
+	var res struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(resultOf(msg), &res) != nil || !res.IsError {
+		return ""
+	}
+	var texts []string
+	for _, c := range res.Content {
+		if c.Type == "text" && c.Text != "" {
+			texts = append(texts, c.Text)
+		}
+	}
+	if len(texts) == 0 {
+		return "the tool answered isError, with no text"
+	}
+	return "the tool answered isError " + strconv.Quote(cut(strings.Join(texts, " "), maxErrorText))
+}
+
+// cut shortens s to n characters, with … where it was cut.
+func cut(s string, n int) string {
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k] + "…"
+		}
+		i++
 	}
 	return s
 }

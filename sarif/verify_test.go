@@ -15,7 +15,7 @@ func f64(v float64) *float64 { return &v }
 func verification(path string) *replay.Verification {
 	return &replay.Verification{
 		Recording: "recordings/session.jsonl", RecordingPath: path, SessionID: "server-1-abc", Label: "server", Target: "./server",
-		ToolsCompared: true, ListingLine: 4,
+		ToolsCompared: true, ListingLine: 4, FailOnSlower: true,
 		Tools: []replay.ToolChange{{Kind: "removed", Label: "removed", Tool: "lookup", Regression: true}, {Kind: "added", Label: "added", Tool: "find"}},
 		Calls: []replay.CallVerdict{
 			{Line: 3, Method: "tools/list", Outcome: replay.OutcomeChanged, Reason: "the tool listing changed", Regression: true},
@@ -98,3 +98,21 @@ func TestWriteVerify(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// Without --fail-on-slower a slower call is no result, not even when the
+// call regressed for another reason.
+func TestWriteVerifySlowerNotGated(t *testing.T) {
+	v := verification("")
+	v.FailOnSlower = false
+	v.Calls = []replay.CallVerdict{
+		{Line: 7, Method: "tools/call", Name: "add", Arguments: `{}`, Outcome: replay.OutcomeChanged, Regression: true, Slower: true, BeforeMS: f64(1), AfterMS: f64(400)},
+		{Line: 9, Method: "tools/call", Name: "slow", Arguments: `{}`, Outcome: replay.OutcomeSame, Slower: true, BeforeMS: f64(1), AfterMS: f64(400)},
+	}
+	var buf bytes.Buffer
+	if err := WriteVerify(&buf, v, Options{Version: "1.2.3"}); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(buf.Bytes(), []byte(`"ruleId": "mcpsnoop/verify-slower"`)) || !bytes.Contains(buf.Bytes(), []byte(`"ruleId": "mcpsnoop/verify-changed"`)) {
+		t.Errorf("results:\n%s", buf.Bytes())
+	}
+}

@@ -41,7 +41,7 @@ var (
 	wantInputs = []string{"session", "log-dir", "fail-on", "blame", "expect-tool", "forbid-tool", "max-duration", "max-server-duration",
 		"max-round-trips", "baseline", "known", "upload-sarif", "category", "fail-on-findings", "junit", "summary", "annotations",
 		"working-directory", "version",
-		"mode", "recording", "server-command", "replay-target", "ignore", "verify-args"} // the last six: mode: verify (verify_action_test.go)
+		"mode", "recording", "server-command", "replay-target", "ignore", "fail-on-slower", "verify-args"} // the last seven: mode: verify (verify_action_test.go)
 	wantOutputs = []string{"outcome", "exit-code", "sarif", "junit", "errors", "warnings", "findings", "version"}
 )
 

@@ -24,20 +24,21 @@ import (
 func init() { registerCommand(newVerifyCmd) }
 
 type verifyOptions struct {
-	replay      replayFlags
-	session     string
-	ignore      []string
-	noDefaults  bool
-	ignoreOrder bool
-	threshold   time.Duration
-	ratio       float64
-	format      string
-	jsonPath    string
-	junitPath   string
-	sarifPath   string
-	replayLog   string
-	update      bool
-	redact      redactFlags
+	replay       replayFlags
+	session      string
+	ignore       []string
+	noDefaults   bool
+	ignoreOrder  bool
+	threshold    time.Duration
+	ratio        float64
+	failOnSlower bool
+	format       string
+	jsonPath     string
+	junitPath    string
+	sarifPath    string
+	replayLog    string
+	update       bool
+	redact       redactFlags
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -67,27 +68,40 @@ declined and reported.
 Answers are compared after removing what changes on every run: the id,
 _meta.progressToken, serverInfo in _meta, requestState, taskId, createdAt,
 lastUpdatedAt and lastModified (--no-default-ignores keeps them), plus every
---ignore JSONPATH; --ignore-order compares arrays as sets. Statuses,
-durations (--duration-threshold, --duration-ratio) and the tool listing are
-judged as mcpsnoop diff judges them.
+--ignore JSONPATH; --ignore-order compares arrays as sets. A changed value
+is shown around its first difference (40 characters either side, … where
+cut). Statuses and the tool listing are judged as mcpsnoop diff judges
+them.
 
-Per call the report says: same, changed (with the JSON paths), error now,
-ok now, timed out, failed (no answer for another reason: the server exited,
-the exchange failed), slower, not offered (the new build does not list the
-tool) or not replayed (and why).
+Per call the report says: same, changed (with the JSON paths), error now
+(quoting the new error), ok now, timed out, failed (no answer for another
+reason: the server exited, the exchange failed), not offered (the new
+build does not list the tool) or not replayed (and why).
+
+A tool is slower when the median of its replayed calls exceeds the median
+of its recorded calls by both --duration-threshold and --duration-ratio.
+Slower tools are always reported; they fail the verify only with
+--fail-on-slower, since a busy CI machine can make any call slow.
+
+The replay speaks the revision the recording negotiated: its initialize, or
+without one, the revision its requests declare. A request whose recorded
+_meta declares a revision is sent with that _meta (only clientInfo is the
+replay's); no other request gets one.
 
 --update accepts the new build's answers into the recording, as a VCR
 re-records: every recorded frame stays (calls not replayed as recorded),
 the answers of the replayed calls and of initialize become the new build's,
-and calls to tools it no longer offers are taken out. It is refused when
-the replay stopped or a replayed call timed out or got no usable answer.
+timed as the replay timed them and never before the frame logged before
+them, and calls to tools it no longer offers are taken out. It is refused
+when the replay stopped or a replayed call timed out or got no usable
+answer.
 
 Exit codes: 0 nothing regressed (with --update: the recording is updated);
 1 a regression: an answer changed, a call fails, gets no answer or times
-out now, got slower, or its tool is gone, or the tool listing lost a tool
-or changed a definition; 2 nothing was verified (bad flag or input, no
-replayable call, the replay could not start or was not confirmed, --update
-refused; nothing on stdout).`,
+out now, or its tool is gone, or the tool listing lost a tool or changed a
+definition, or (with --fail-on-slower) a tool got slower; 2 nothing was
+verified (bad flag or input, no replayable call, the replay could not
+start or was not confirmed, --update refused; nothing on stdout).`,
 		Example: `  mcpsnoop verify --yes recordings/session.jsonl -- ./bin/server --stdio
   mcpsnoop verify --yes --format junit recordings/session.jsonl -- node build/index.js > verify.xml
   mcpsnoop verify --replay-target http://127.0.0.1:8080/mcp --replay-header 'Authorization: Bearer dev' rec.jsonl
@@ -102,8 +116,9 @@ refused; nothing on stdout).`,
 	f.StringArrayVar(&o.ignore, "ignore", nil, "leave out what this JSONPath selects in both answers, e.g. '$.result.structuredContent.now' (repeatable)")
 	f.BoolVar(&o.noDefaults, "no-default-ignores", false, "compare the fields ignored by default too (ids, progress tokens, timestamps, ...)")
 	f.BoolVar(&o.ignoreOrder, "ignore-order", false, "compare arrays without regard to order")
-	f.DurationVar(&o.threshold, "duration-threshold", o.threshold, "smallest duration change that counts (as in diff)")
-	f.Float64Var(&o.ratio, "duration-ratio", o.ratio, "smallest ratio between the longer and the shorter duration that counts (as in diff, at least 1)")
+	f.DurationVar(&o.threshold, "duration-threshold", o.threshold, "smallest change of a tool's median duration reported as slower or faster (as in diff)")
+	f.Float64Var(&o.ratio, "duration-ratio", o.ratio, "smallest ratio between the longer and the shorter median duration reported (as in diff, at least 1)")
+	f.BoolVar(&o.failOnSlower, "fail-on-slower", false, "fail (exit 1) when a tool got slower; without it slower tools are only reported")
 	f.StringVar(&o.format, "format", "text", "report on stdout: text, json, junit or sarif")
 	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file")
 	f.StringVar(&o.junitPath, "junit", "", "also write a JUnit report to this file (one test case per call)")
@@ -242,7 +257,8 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 	if err != nil {
 		return verifyFail("%v", err)
 	}
-	v, err := replay.Verify(rec, res, replay.VerifyOptions{Comparer: comparer, Durations: diff.Options{Threshold: o.threshold, Ratio: o.ratio}})
+	v, err := replay.Verify(rec, res, replay.VerifyOptions{Comparer: comparer,
+		Durations: diff.Options{Threshold: o.threshold, Ratio: o.ratio}, FailOnSlower: o.failOnSlower})
 	if err != nil {
 		return verifyFail("%v", err)
 	}

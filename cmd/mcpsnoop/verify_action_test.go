@@ -48,14 +48,22 @@ func TestActionVerifyMode(t *testing.T) {
 	})
 
 	for _, tc := range []struct {
-		name string
-		fail string
-		want bool
-	}{{"changed build", "", true}, {"changed build, fail-on-findings false", "false", false}} {
+		name    string
+		fail    string
+		slower  string // fail-on-slower
+		want    bool
+		summary string
+	}{
+		{"changed build", "", "true", true, "    verify failed: 1 changed, 1 error now, 1 slower, 1 not offered, 1 tool change\n"},
+		{"changed build, fail-on-findings false", "false", "", false, "    verify failed: 1 changed, 1 error now, 1 not offered, 1 tool change; not gated: 1 slower\n"},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := map[string]string{"mode": "verify", "recording": "recordings/recording.jsonl", "server-command": shellQuote(v2), "ignore": "$.result.structuredContent.nonce\n\n"}
 			if tc.fail != "" {
 				in["fail-on-findings"] = tc.fail
+			}
+			if tc.slower != "" {
+				in["fail-on-slower"] = tc.slower
 			}
 			res, uploads := f.run(t, in)
 			if res.Failed != tc.want {
@@ -74,8 +82,33 @@ func TestActionVerifyMode(t *testing.T) {
 			if tc.want && !strings.Contains(res.Log, "::error title=mcpsnoop::the verify failed: the replay found a regression") {
 				t.Errorf("log:\n%s", res.Log)
 			}
-			if !strings.Contains(res.Summary, "## mcpsnoop verify: findings") || !strings.Contains(res.Summary, "    verify failed: 1 changed, 1 error now, 1 slower, 1 not offered, 1 tool change") {
+			if !strings.Contains(res.Summary, "## mcpsnoop verify: findings") || !strings.Contains(res.Summary, tc.summary) {
 				t.Errorf("summary:\n%s", res.Summary)
+			}
+		})
+	}
+
+	// A build that only got slower (echo now sleeps two seconds, a delay
+	// of the server's own) passes, the slower tool in the summary; with
+	// fail-on-slower the job fails on it.
+	for _, tc := range []struct {
+		slower  string
+		failed  bool
+		outcome string
+		summary string
+	}{
+		{"", false, "passed", "    verify passed: 6 same, 1 not replayed; not gated: 1 slower\n"},
+		{"true", true, "findings", "    verify failed: 1 slower\n"},
+	} {
+		t.Run("slower build, fail-on-slower "+tc.slower, func(t *testing.T) {
+			in := map[string]string{"mode": "verify", "recording": "recordings/recording.jsonl", "server-command": "REPLAYSERVER_DELAY=echo=2s " + shellQuote(v1)}
+			if tc.slower != "" {
+				in["fail-on-slower"] = tc.slower
+			}
+			res, _ := f.run(t, in)
+			if res.Failed != tc.failed || res.Outputs["outcome"] != tc.outcome || !strings.Contains(res.Summary, tc.summary) ||
+				!strings.Contains(res.Summary, "\n      slower: tools/call echo ") {
+				t.Fatalf("failed %v, outputs %v:\n%s\nsummary:\n%s", res.Failed, res.Outputs, res.Log, res.Summary)
 			}
 		})
 	}
@@ -84,6 +117,7 @@ func TestActionVerifyMode(t *testing.T) {
 		for _, in := range []map[string]string{
 			{"mode": "verify", "recording": "recordings/nope.jsonl", "server-command": shellQuote(v1), "fail-on-findings": "false"},
 			{"mode": "verfiy", "recording": "recordings/recording.jsonl"},
+			{"mode": "verify", "recording": "recordings/recording.jsonl", "server-command": shellQuote(v1), "fail-on-slower": "sometimes"},
 		} {
 			res, uploads := f.run(t, in)
 			if !res.Failed || res.step("Gate on the check").Outcome != "failure" || len(uploads) != 0 {
@@ -109,7 +143,7 @@ func TestActionVerifyInputMapping(t *testing.T) {
 	res, _ := f.run(t, map[string]string{
 		"mode": " verify ", "recording": " recs/a b.jsonl ", "server-command": "node build/index.js --port 0",
 		"ignore": "$.result.x\n\n  $..when  \n", "verify-args": "--all\n--replay-header=Authorization: Bearer s3cret",
-		"junit": "false", "summary": "false", "fail-on-findings": "false",
+		"junit": "false", "summary": "false", "fail-on-findings": "false", "fail-on-slower": " true ",
 	})
 	data, err := os.ReadFile(argsFile)
 	if err != nil {
@@ -119,7 +153,7 @@ func TestActionVerifyInputMapping(t *testing.T) {
 	if len(got) < 4 {
 		t.Fatalf("args %q", got)
 	}
-	want := []string{"verify", "--yes", "--sarif", got[3], "--ignore", "$.result.x", "--ignore", "$..when",
+	want := []string{"verify", "--yes", "--sarif", got[3], "--fail-on-slower", "--ignore", "$.result.x", "--ignore", "$..when",
 		"--all", "--replay-header=Authorization: Bearer s3cret", "recs/a b.jsonl", "--", "bash", "-c", "node build/index.js --port 0"}
 	if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
 		t.Errorf("args:\n got %q\nwant %q", got, want)

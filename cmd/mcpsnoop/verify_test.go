@@ -116,12 +116,13 @@ func TestVerifyCommand(t *testing.T) {
 	}
 
 	jsonPath, junitPath, sarifPath := filepath.Join(dir, "v.json"), filepath.Join(dir, "v.xml"), filepath.Join(dir, "v.sarif")
-	code, stdout, stderr = verifyRun(t, "", "--yes", "--json", jsonPath, "--junit", junitPath, "--sarif", sarifPath, rec, "--", v2)
+	code, stdout, stderr = verifyRun(t, "", "--yes", "--fail-on-slower", "--json", jsonPath, "--junit", junitPath, "--sarif", sarifPath, rec, "--", v2)
 	if code != 1 {
 		t.Fatalf("changed build: exit %d\n%s%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"  removed: lookup\n", "  added: find\n", "  changed: line ", "tools/call add", "  error now: line ",
-		"tools/call flaky", "  not offered: line ", "tools/call lookup", "  slower: line ", "tools/call slow",
+		`tools/call flaky {"text":"x"} (ok -> error): the tool answered isError "flaky: broken in v2"`, "  not offered: line ", "tools/call lookup",
+		"durations (median per tool):\n  slower: tools/call slow ",
 		"verify failed: 1 changed, 1 error now, 1 slower, 1 not offered, 1 tool change\n"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("text report lacks %q:\n%s", want, stdout)
@@ -169,6 +170,9 @@ func TestVerifyCommand(t *testing.T) {
 	data, _ = os.ReadFile(junitPath)
 	if err := xml.Unmarshal(data, &suites); err != nil || suites.Tests != 7 || suites.Failures != 5 || suites.Skipped != 1 {
 		t.Fatalf("junit (%v): tests %d failures %d skipped %d\n%s", err, suites.Tests, suites.Failures, suites.Skipped, data)
+	}
+	if !bytes.Contains(data, []byte("error now (ok -&gt; error): the tool answered isError &#34;flaky: broken in v2&#34;")) {
+		t.Errorf("the junit report does not quote the new error:\n%s", data)
 	}
 
 	var log struct {
@@ -435,5 +439,127 @@ func TestVerifyRelativeReplayLog(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(own); !bytes.Equal(data, recorded) {
 		t.Error("a refused verify wrote to the recording in st2")
+	}
+}
+
+// A build that only got slower (its echo now sleeps two seconds, a delay
+// of the server's own; the recording's echo took milliseconds) passes by
+// default, the slower tool reported; --fail-on-slower fails on it. Nothing
+// gates on slower by default, so no machine speed can fail the first run.
+func TestVerifySlowerOnlyWithFlag(t *testing.T) {
+	v1, _ := replayServerBins(t)
+	useShim(t)
+	t.Setenv("MCPSNOOP_HOME", t.TempDir())
+	rec := recordSession(t, t.TempDir())
+	t.Setenv("REPLAYSERVER_DELAY", "echo=2s")
+	jsonPath := filepath.Join(t.TempDir(), "v.json")
+	code, stdout, stderr := verifyRun(t, "", "--yes", "--json", jsonPath, rec, "--", v1)
+	if code != 0 || !strings.Contains(stdout, "\n  slower: tools/call echo ") ||
+		!strings.HasSuffix(stdout, "verify passed: 6 same, 1 not replayed; not gated: 1 slower\n") {
+		t.Fatalf("by default: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var doc struct {
+		Verdict      string         `json:"verdict"`
+		FailOnSlower bool           `json:"fail_on_slower"`
+		Counts       map[string]int `json:"counts"`
+		Durations    []struct {
+			Name       string  `json:"name"`
+			Calls      int     `json:"calls"`
+			AfterMS    float64 `json:"after_ms"`
+			Slower     bool    `json:"slower"`
+			Regression bool    `json:"regression"`
+		} `json:"durations"`
+	}
+	data, _ := os.ReadFile(jsonPath)
+	if err := json.Unmarshal(data, &doc); err != nil || doc.Verdict != "passed" || doc.FailOnSlower || doc.Counts["slower"] != 1 ||
+		len(doc.Durations) != 1 || doc.Durations[0].Name != "echo" || !doc.Durations[0].Slower || doc.Durations[0].Regression ||
+		doc.Durations[0].Calls != 1 || doc.Durations[0].AfterMS < 2000 {
+		t.Fatalf("json report (%v):\n%s", err, data)
+	}
+	code, stdout, stderr = verifyRun(t, "", "--yes", "--fail-on-slower", rec, "--", v1)
+	if code != 1 || !strings.HasSuffix(stdout, "verify failed: 1 slower\n") {
+		t.Fatalf("--fail-on-slower: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// A long result changed at its 500th character (the server's own doing)
+// shows the change in every report: 40 characters either side of it,
+// with … at each cut.
+func TestVerifyShowsTheDifference(t *testing.T) {
+	v1, _ := replayServerBins(t)
+	useShim(t)
+	t.Setenv("MCPSNOOP_HOME", t.TempDir())
+	dir := t.TempDir()
+	long := strings.Repeat("0123456789", 60)
+	rec := filepath.Join(dir, "recording.jsonl")
+	cmd := exec.Command(mcpsnoopBinary(t), "--trace-file", rec, "--label", "replayserver", "--", v1)
+	client := mcp.NewClient(&mcp.Implementation{Name: "recorder", Version: "1.0.0"}, nil)
+	ctx := withTimeout(t)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": long}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Setenv("REPLAYSERVER_CHANGE_AT", "500")
+	jsonPath, junitPath := filepath.Join(dir, "v.json"), filepath.Join(dir, "v.xml")
+	code, stdout, stderr := verifyRun(t, "", "--yes", "--duration-threshold", "1h", "--json", jsonPath, "--junit", junitPath, rec, "--", v1)
+	if code != 1 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	// The JSON string's opening quote comes first: the text's 500th
+	// character is the value's 501st.
+	before, after := "…"+long[459:540]+"…", "…"+long[459:499]+"#"+long[500:540]+"…"
+	want := "$.result.content[0].text: " + before + " -> " + after
+	if !strings.Contains(stdout, "\n      "+want+"\n") {
+		t.Errorf("the text report does not show the change (%s):\n%s", want, stdout)
+	}
+	var doc struct {
+		Calls []struct {
+			Changes []struct{ Path, Before, After string } `json:"changes"`
+		} `json:"calls"`
+	}
+	data, _ := os.ReadFile(jsonPath)
+	found := false
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range doc.Calls {
+		for _, ch := range c.Changes {
+			found = found || ch.Before == before && ch.After == after
+		}
+	}
+	if !found {
+		t.Errorf("the JSON report does not show the change:\n%s", data)
+	}
+	var suites struct {
+		Suites []struct {
+			Cases []struct {
+				Failure *struct {
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	data, _ = os.ReadFile(junitPath)
+	if err := xml.Unmarshal(data, &suites); err != nil {
+		t.Fatal(err)
+	}
+	found = false
+	for _, s := range suites.Suites {
+		for _, c := range s.Cases {
+			found = found || c.Failure != nil && strings.Contains(c.Failure.Text, "\n"+want)
+		}
+	}
+	if !found {
+		t.Errorf("the JUnit report does not show the change:\n%s", data)
 	}
 }

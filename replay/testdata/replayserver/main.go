@@ -3,21 +3,33 @@
 // Tests build it twice: as is (v1), and with -ldflags "-X main.variant=v2"
 // for the changed build.
 //
-// Two environment variables make it misbehave the way a real server can,
-// for the tests of what a replay does then:
+// Environment variables make it misbehave the way a real server can, for
+// the tests of what a replay does then:
 //
 //   - REPLAYSERVER_EXIT_ON=TOOL: the process exits (status 3) when TOOL is
 //     called, before answering: a crash mid-call.
 //   - REPLAYSERVER_LATE_REQUEST=1: once its stdin is closed, it writes one
 //     more request of its own (roots/list, 4 MiB long) to stdout before it
 //     exits: a message the client reads after it stopped sending.
+//   - REPLAYSERVER_DELAY=[TOOL=]DURATION: every tools/call (of TOOL only,
+//     when named) takes that much longer before it is answered: a build
+//     that got slower, and nothing else.
+//   - REPLAYSERVER_PIPELINE=N: no tools/call is answered before N of them
+//     have arrived, so a client that sends N calls at once records them
+//     pipelined (every request before any answer), whatever the machine.
+//   - REPLAYSERVER_CHANGE_AT=N: the N-th character (from 1) of every text
+//     content a tool answers becomes '#': a long result changed deep
+//     inside.
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,6 +52,44 @@ func main() {
 			}
 		})
 	}
+	if v := os.Getenv("REPLAYSERVER_DELAY"); v != "" {
+		tool, v, named := strings.Cut(v, "=")
+		if !named {
+			tool, v = "", tool
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "replayserver: REPLAYSERVER_DELAY:", err)
+			os.Exit(2)
+		}
+		s.AddReceivingMiddleware(onToolCalls(func(ctx context.Context, name string) error {
+			if tool != "" && name != tool {
+				return nil
+			}
+			select {
+			case <-time.After(d):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}))
+	}
+	if v := os.Getenv("REPLAYSERVER_PIPELINE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			fmt.Fprintln(os.Stderr, "replayserver: REPLAYSERVER_PIPELINE: want a count, got", v)
+			os.Exit(2)
+		}
+		s.AddReceivingMiddleware(onToolCalls(barrier(n)))
+	}
+	if v := os.Getenv("REPLAYSERVER_CHANGE_AT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			fmt.Fprintln(os.Stderr, "replayserver: REPLAYSERVER_CHANGE_AT: want a position, got", v)
+			os.Exit(2)
+		}
+		s.AddReceivingMiddleware(changeAt(n))
+	}
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "replayserver:", err)
 	}
@@ -48,5 +98,63 @@ func main() {
 		// the process exits.
 		pad := strings.Repeat("x", 4<<20)
 		fmt.Fprintf(os.Stdout, `{"jsonrpc":"2.0","id":"late-1","method":"roots/list","params":{"_meta":{"pad":%q}}}`+"\n", pad)
+	}
+}
+
+// onToolCalls runs wait before each tools/call is handled, with the tool's
+// name; an error ends the call (its context was cancelled).
+func onToolCalls(wait func(ctx context.Context, tool string) error) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if call, ok := req.(*mcp.CallToolRequest); ok {
+				if err := wait(ctx, call.Params.Name); err != nil {
+					return nil, err
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// barrier holds the first n calls until the n-th has arrived; later calls
+// pass at once.
+func barrier(n int) func(context.Context, string) error {
+	var mu sync.Mutex
+	arrived := 0
+	all := make(chan struct{})
+	return func(ctx context.Context, _ string) error {
+		mu.Lock()
+		arrived++
+		if arrived == n {
+			close(all)
+		}
+		mu.Unlock()
+		select {
+		case <-all:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// changeAt replaces the n-th character of each text content of a tool's
+// result with '#'.
+func changeAt(n int) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if r, ok := res.(*mcp.CallToolResult); ok && err == nil {
+				for _, c := range r.Content {
+					if t, ok := c.(*mcp.TextContent); ok {
+						if runes := []rune(t.Text); len(runes) >= n {
+							runes[n-1] = '#'
+							t.Text = string(runes)
+						}
+					}
+				}
+			}
+			return res, err
+		}
 	}
 }
