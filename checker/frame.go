@@ -25,6 +25,9 @@ type frameCtx struct {
 
 	errs       []frameError
 	isInvalid  bool
+	// timeTravel: the frame answers a call asked after it was answered
+	// (a log whose clock cannot be trusted; a negative duration).
+	timeTravel string
 	deprecated string // deprecation note, when the frame carries one
 	// mismatch: a routing header disagrees with the body (W36-W40, W45),
 	// or the server answered -32020 itself.
@@ -145,6 +148,11 @@ func (fc *frameCtx) finish() {
 		fc.emit(SignalInvalid, rankInvalid, from, "", "",
 			"frame on the protocol channel is not valid JSON-RPC",
 			"frame on the protocol channel is not valid JSON-RPC")
+	}
+	if fc.timeTravel != "" {
+		// The log's own times are wrong, not either peer.
+		fc.emit(SignalInvalid, rankInvalid, PartyTransport, fc.method, fc.tool,
+			"<subject> was answered <d> before it was asked: the log's timestamps are out of order", fc.timeTravel)
 	}
 	if warning != "" {
 		fc.emitRules(SignalWarn, rankWarn, from, strings.Join(fc.kinds, ", "), warning, ruleRefs(fc.rules, fc.revision(), nil))

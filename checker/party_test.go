@@ -368,3 +368,21 @@ func TestEveryFindingHasAParty(t *testing.T) {
 	}
 	t.Logf("findings by party: %v", parties)
 }
+
+// TestAnswerBeforeRequestIsInvalid: a duration below zero (an answer
+// timestamped before its request, as an old verify --update wrote them)
+// is reported as invalid, the transport's, and so fails the default gate
+// rather than passing --max-duration.
+func TestAnswerBeforeRequestIsInvalid(t *testing.T) {
+	log := logOf("s",
+		"1 c2s 1000 "+toolCall("1", "echo", ""),
+		"2 s2c 126 "+rpcResult("1", `{"content":[]}`),
+		"3 c2s 2000 "+toolCall("2", "echo", ""),
+		"4 s2c 2005 "+rpcResult("2", `{"content":[]}`))
+	rep := check(t, checker.Config{MaxDuration: time.Second}, log)
+	want := []string{"invalid transport tools/call echo (id 1) was answered 874ms before it was asked: the log's timestamps are out of order"}
+	sameLines(t, "findings", partyLines(rep), want)
+	if s := rep.Sessions[0]; s.Counters.Invalid != 1 || rep.Verdict != checker.Failed || !slices.Equal(s.FailedSignals, []checker.Signal{checker.SignalInvalid}) {
+		t.Errorf("invalid=%d, verdict %s, failed %v; want 1, findings, [invalid]", s.Counters.Invalid, rep.Verdict, s.FailedSignals)
+	}
+}

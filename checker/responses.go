@@ -56,6 +56,7 @@ func (s *session) onResponse(fc *frameCtx) {
 // firstAnswer handles the first answer a call gets: an input_required or
 // task-handle result keeps it pending; anything else settles it.
 func (s *session) firstAnswer(fc *frameCtx, c *call) {
+	fc.answeredBeforeAsked(c)
 	m := &fc.msg
 	if !fc.withheld {
 		s.responseRules(fc, c)
@@ -88,6 +89,20 @@ func (s *session) firstAnswer(fc *frameCtx, c *call) {
 	s.answerSideEffects(fc, c)
 }
 
+// answeredBeforeAsked flags an answer timestamped before its call's
+// request: a duration below zero would pass any --max-duration, so the
+// log's times are reported as invalid instead (once per frame).
+func (fc *frameCtx) answeredBeforeAsked(c *call) {
+	if c.start.IsZero() || fc.f.TS.IsZero() || !fc.f.TS.Before(c.start) || fc.timeTravel != "" {
+		return
+	}
+	if !fc.isInvalid {
+		fc.s.counters.Invalid++
+	}
+	early := c.start.Sub(fc.f.TS).Round(time.Millisecond)
+	fc.timeTravel = c.subject() + " was answered " + early.String() + " before it was asked: the log's timestamps are out of order"
+}
+
 // lateAnswer handles the first answer to a call that was cancelled.
 func (s *session) lateAnswer(fc *frameCtx, c *call) {
 	c.answered = true
@@ -97,6 +112,7 @@ func (s *session) lateAnswer(fc *frameCtx, c *call) {
 		s.keepAnswer(fc, c)
 		return
 	}
+	fc.answeredBeforeAsked(c)
 	m := &fc.msg
 	if !fc.withheld {
 		s.responseRules(fc, c)
