@@ -115,9 +115,9 @@ func TestToolListingSignals(t *testing.T) {
 	}
 	got := strings.Join(messages(rep), "\n")
 	for _, w := range []string{
-		`error mcpsnoop/warn session s frame 2: tool "b" advertises an inputSchema with root type "array", and 2026-07-28 requires one whose root type is "object", tool "c" advertises no inputSchema, and 2026-07-28 requires one whose root type is "object"`,
-		"error mcpsnoop/deprecated session s frame 5: logging notifications/message is deprecated (2026-07-28); use stderr for stdio or OpenTelemetry instead",
-		"error mcpsnoop/deprecated session s frame 7: roots is deprecated (2026-07-28); use tool parameters, resource URIs, or server configuration instead; sampling is deprecated (2026-07-28); integrate directly with an LLM provider API instead",
+		`error mcpsnoop/warn session s line 2: tool "b" advertises an inputSchema with root type "array", and 2026-07-28 requires one whose root type is "object", tool "c" advertises no inputSchema, and 2026-07-28 requires one whose root type is "object"`,
+		"error mcpsnoop/deprecated session s line 5: logging notifications/message is deprecated (2026-07-28); use stderr for stdio or OpenTelemetry instead",
+		"error mcpsnoop/deprecated session s line 7: roots is deprecated (2026-07-28); use tool parameters, resource URIs, or server configuration instead; sampling is deprecated (2026-07-28); integrate directly with an LLM provider API instead",
 		`error mcpsnoop/schema session s: tool "d" schema uses nonDefaultDialect`,
 		`error mcpsnoop/schema session s: tool "a" schema uses anyOf`,
 		`error mcpsnoop/schema session s: tool "a" schema uses untypedProperty`,

@@ -29,7 +29,7 @@ func TestCacheRules(t *testing.T) {
 		if len(texts) == 0 {
 			return nil
 		}
-		return []string{"session s frame 2: " + strings.Join(texts, ", ")}
+		return []string{"session s line 2: " + strings.Join(texts, ", ")}
 	}
 
 	tests := []struct {
@@ -172,22 +172,22 @@ func TestCacheScopeAcrossPages(t *testing.T) {
 	}{
 		{"W23 fires on a second page with another scope (warn-cache-scope-across-pages)",
 			pages(page("1", "prompts/list", "", `"public"`, "c2"), page("2", "prompts/list", "c2", `"private"`, "")),
-			[]string{`session s frame 4: cacheScope "private" on a later page of prompts/list disagrees with "public"` + tail}},
+			[]string{`session s line 4: cacheScope "private" on a later page of prompts/list disagrees with "public"` + tail}},
 		{"W23 fires for each paginated method",
 			pages(page("1", "tools/list", "", `"private"`, "c2"), page("2", "tools/list", "c2", `"public"`, ""),
 				page("3", "resources/list", "", `"private"`, "c2"), page("4", "resources/list", "c2", `"public"`, ""),
 				page("5", "resources/templates/list", "", `"private"`, "c2"), page("6", "resources/templates/list", "c2", `"public"`, "")),
 			[]string{
-				`session s frame 4: cacheScope "public" on a later page of tools/list disagrees with "private"` + tail,
-				`session s frame 8: cacheScope "public" on a later page of resources/list disagrees with "private"` + tail,
-				`session s frame 12: cacheScope "public" on a later page of resources/templates/list disagrees with "private"` + tail,
+				`session s line 4: cacheScope "public" on a later page of tools/list disagrees with "private"` + tail,
+				`session s line 8: cacheScope "public" on a later page of resources/list disagrees with "private"` + tail,
+				`session s line 12: cacheScope "public" on a later page of resources/templates/list disagrees with "private"` + tail,
 			}},
 		{"W23 compares with the page that issued the cursor",
 			pages(page("1", "tools/list", "", `"public"`, "c2"), page("2", "tools/list", "c2", `"public"`, "c3"), page("3", "tools/list", "c3", `"private"`, "")),
-			[]string{`session s frame 6: cacheScope "private" on a later page of tools/list disagrees with "public"` + tail}},
+			[]string{`session s line 6: cacheScope "private" on a later page of tools/list disagrees with "public"` + tail}},
 		{"W23 compares undefined scopes too, after W21",
 			pages(page("1", "tools/list", "", `"public"`, "c2"), page("2", "tools/list", "c2", `"shared"`, "")),
-			[]string{`session s frame 4: cacheScope is "shared", and 2026-07-28 defines only public and private, ` +
+			[]string{`session s line 4: cacheScope is "shared", and 2026-07-28 defines only public and private, ` +
 				`cacheScope "shared" on a later page of tools/list disagrees with "public"` + tail}},
 		{"W23 passes on the same scope",
 			pages(page("1", "prompts/list", "", `"public"`, "c2"), page("2", "prompts/list", "c2", `"public"`, "")), nil},
@@ -197,7 +197,7 @@ func TestCacheScopeAcrossPages(t *testing.T) {
 			pages(page("1", "prompts/list", "", `"public"`, "c2"), page("2", "prompts/list", "c2", "", "")), nil},
 		{"W23 passes on an empty later scope, which is W20's",
 			pages(page("1", "prompts/list", "", `"public"`, "c2"), page("2", "prompts/list", "c2", `""`, "")),
-			[]string{"session s frame 4: cacheScope is empty, and 2026-07-28 defines only public and private"}},
+			[]string{"session s line 4: cacheScope is empty, and 2026-07-28 defines only public and private"}},
 		{"W23 passes on a cursor of another method",
 			pages(page("1", "prompts/list", "", `"public"`, "c2"), page("2", "tools/list", "c2", `"private"`, "")), nil},
 		{"W23 passes on a cursor no page issued",

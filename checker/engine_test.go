@@ -116,8 +116,8 @@ func TestSignals(t *testing.T) {
 			log:      logOf("s", "1 c2s 0 "+call1, `2 s2c 5 {"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"nope"}}`, `3 c2s 6 {"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"x"}}`, `4 s2c 9 {"jsonrpc":"2.0","id":"b","result":{"isError":true}}`),
 			counters: checker.Counters{Errors: 2},
 			findings: []string{
-				"error mcpsnoop/error session s frame 2: tools/call echo (id 1) ended in an error: nope (code -32601)",
-				`error mcpsnoop/error session s frame 4: tools/call x (id "b") ended in an error: the result is marked isError`,
+				"error mcpsnoop/error session s line 2: tools/call echo (id 1) ended in an error: nope (code -32601)",
+				`error mcpsnoop/error session s line 4: tools/call x (id "b") ended in an error: the result is marked isError`,
 			},
 		},
 		{
@@ -125,9 +125,9 @@ func TestSignals(t *testing.T) {
 			log:      logOf("s", "1 c2s 0 "+call1, `2 s2c 5 {"jsonrpc":"2.0","id":"1","result":{}}`, `3 s2c 5 {"jsonrpc":"2.0","id":1.0,"result":{}}`, "4 s2c 6 "+ok1, "5 s2c 7 "+ok1),
 			counters: checker.Counters{Warnings: 3},
 			findings: []string{
-				"error mcpsnoop/warn session s frame 2: response id has no matching request",
-				"error mcpsnoop/warn session s frame 3: response id has no matching request",
-				"error mcpsnoop/warn session s frame 5: duplicate response for the same id",
+				"error mcpsnoop/warn session s line 2: response id has no matching request",
+				"error mcpsnoop/warn session s line 3: response id has no matching request",
+				"error mcpsnoop/warn session s line 5: duplicate response for the same id",
 			},
 		},
 		{
@@ -135,8 +135,8 @@ func TestSignals(t *testing.T) {
 			log:      logOf("s", `1 s2c 0 {"jsonrpc":"2.0","id":9,"error":{"code":-1,"message":"x"}}`),
 			counters: checker.Counters{Errors: 1, Warnings: 1},
 			findings: []string{
-				"error mcpsnoop/error session s frame 1: error response could not be matched to a call: response id has no matching request",
-				"error mcpsnoop/warn session s frame 1: response id has no matching request",
+				"error mcpsnoop/error session s line 1: error response could not be matched to a call: response id has no matching request",
+				"error mcpsnoop/warn session s line 1: response id has no matching request",
 			},
 		},
 		{
@@ -144,9 +144,9 @@ func TestSignals(t *testing.T) {
 			log:      logOf("s", `1 c2s 0 {"jsonrpc":"1.0","id":true,"method":"ping"}`, `2 s2c 1 {"jsonrpc":"2.0","id":true,"result":{},"error":{"code":1,"message":"m"}}`),
 			counters: checker.Counters{Warnings: 2, Errors: 1},
 			findings: []string{
-				"error mcpsnoop/warn session s frame 1: jsonrpc must be 2.0, request id has type boolean; MCP requires a string or integer id",
-				"error mcpsnoop/error session s frame 2: ping (id true) ended in an error: m (code 1)",
-				"error mcpsnoop/warn session s frame 2: response has both result and error",
+				"error mcpsnoop/warn session s line 1: jsonrpc must be 2.0, request id has type boolean; MCP requires a string or integer id",
+				"error mcpsnoop/error session s line 2: ping (id true) ended in an error: m (code 1)",
+				"error mcpsnoop/warn session s line 2: response has both result and error",
 			},
 		},
 		{
@@ -154,9 +154,9 @@ func TestSignals(t *testing.T) {
 			log:      logOf("s", "1 s2c 0 hello", `2 s2c 1 {"a":1}`, "3 stderr 2 log line", "4 c2s 3 [1,2]"),
 			counters: checker.Counters{Invalid: 3},
 			findings: []string{
-				"error mcpsnoop/invalid session s frame 1: frame on the protocol channel is not valid JSON-RPC",
-				"error mcpsnoop/invalid session s frame 2: frame on the protocol channel is not valid JSON-RPC",
-				"error mcpsnoop/invalid session s frame 4: frame on the protocol channel is not valid JSON-RPC",
+				"error mcpsnoop/invalid session s line 1: frame on the protocol channel is not valid JSON-RPC",
+				"error mcpsnoop/invalid session s line 2: frame on the protocol channel is not valid JSON-RPC",
+				"error mcpsnoop/invalid session s line 4: frame on the protocol channel is not valid JSON-RPC",
 			},
 		},
 		{
@@ -164,11 +164,11 @@ func TestSignals(t *testing.T) {
 			log:      logOf("s", "1 c2s 0 "+call1, "2 c2s 1 "+call1, `3 c2s 2 {"jsonrpc":"2.0","id":null,"method":"ping"}`, `4 s2c 3 {"jsonrpc":"2.0","id":null,"result":{}}`),
 			counters: checker.Counters{Warnings: 3, Pending: 2},
 			findings: []string{
-				"error mcpsnoop/warn session s frame 2: request reuses an id already in flight",
-				"note mcpsnoop/pending session s frame 2: tools/call echo (id 1) never got a response",
-				"error mcpsnoop/warn session s frame 3: request id is null; MCP requires a string or integer id",
-				"note mcpsnoop/pending session s frame 3: ping (id null) never got a response",
-				"error mcpsnoop/warn session s frame 4: result response id is null; it names no request, response id has no matching request",
+				"error mcpsnoop/warn session s line 2: request reuses an id already in flight",
+				"note mcpsnoop/pending session s line 2: tools/call echo (id 1) never got a response",
+				"error mcpsnoop/warn session s line 3: request id is null; MCP requires a string or integer id",
+				"note mcpsnoop/pending session s line 3: ping (id null) never got a response",
+				"error mcpsnoop/warn session s line 4: result response id is null; it names no request, response id has no matching request",
 			},
 		},
 		{
@@ -180,9 +180,9 @@ func TestSignals(t *testing.T) {
 				"5 s2c 1500 "+ok1),
 			counters: checker.Counters{Errors: 1, LateResults: 1, Warnings: 1},
 			findings: []string{
-				"error mcpsnoop/error session s frame 4: tools/call echo (id 1) ended in an error: cancelled (code -32800)",
-				"note mcpsnoop/late-result session s frame 4: tools/call echo (id 1) was answered after it was cancelled: result arrived 1.25s after cancellation",
-				"error mcpsnoop/warn session s frame 5: duplicate response for the same id",
+				"error mcpsnoop/error session s line 4: tools/call echo (id 1) ended in an error: cancelled (code -32800)",
+				"note mcpsnoop/late-result session s line 4: tools/call echo (id 1) was answered after it was cancelled: result arrived 1.25s after cancellation",
+				"error mcpsnoop/warn session s line 5: duplicate response for the same id",
 			},
 		},
 		{
@@ -205,9 +205,9 @@ func TestSignals(t *testing.T) {
 				`11 s2c 10 {"jsonrpc":"2.0","id":1,"result":{}}`),
 			counters: checker.Counters{Errors: 2, Warnings: 1},
 			findings: []string{
-				"error mcpsnoop/error session s frame 7: tools/call a (id 1) failed as task t1: boom (code -5)",
-				"error mcpsnoop/error session s frame 9: tools/call b (id 2) failed as task t2: the result is marked isError",
-				"error mcpsnoop/warn session s frame 11: duplicate response for the same id",
+				"error mcpsnoop/error session s line 7: tools/call a (id 1) failed as task t1: boom (code -5)",
+				"error mcpsnoop/error session s line 9: tools/call b (id 2) failed as task t2: the result is marked isError",
+				"error mcpsnoop/warn session s line 11: duplicate response for the same id",
 			},
 		},
 		{
@@ -216,7 +216,7 @@ func TestSignals(t *testing.T) {
 				`2 s2c 1 {"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t1","status":"working"}}`,
 				`3 c2s 2 {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`),
 			counters: checker.Counters{Pending: 1},
-			findings: []string{"note mcpsnoop/pending session s frame 1: tools/call a (id 1) never got a response"},
+			findings: []string{"note mcpsnoop/pending session s line 1: tools/call a (id 1) never got a response"},
 		},
 		{
 			name: "streams are never pending; cancelling one closes it gracefully",
@@ -233,8 +233,8 @@ func TestSignals(t *testing.T) {
 				logOf("s", `5 s2c 3 {"jsonrpc":"2.0","id":7,"result":{}}`, `6 s2c 3 {"jsonrpc":"2.0","id":8,"result":{}}`),
 			counters: checker.Counters{Warnings: 2},
 			findings: []string{
-				"error mcpsnoop/warn session s frame 3: response id has no matching request",
-				"error mcpsnoop/warn session s frame 6: response id has no matching request",
+				"error mcpsnoop/warn session s line 3: response id has no matching request",
+				"error mcpsnoop/warn session s line 6: response id has no matching request",
 			},
 		},
 		{
@@ -251,7 +251,7 @@ func TestSignals(t *testing.T) {
 				`{"session_id":"s","seq":4,"direction":"s2c","transport":"stdio","raw":{"id":2,"jsonrpc":"2.0","result":{"isError":true}},"redacted":true,"redaction_skipped":true}` + "\n" +
 				`{"session_id":"s","seq":5,"direction":"s2c","transport":"stdio","raw":{"method":"notifications/message"},"redacted":true,"redaction_skipped":true}` + "\n",
 			counters: checker.Counters{Errors: 1},
-			findings: []string{"error mcpsnoop/error session s frame 4: tools/call echo (id 2) ended in an error: the result is marked isError"},
+			findings: []string{"error mcpsnoop/error session s line 4: tools/call echo (id 2) ended in an error: the result is marked isError"},
 		},
 		{
 			name: "a closing frame's seq counts the frames lost at the end",
@@ -272,8 +272,8 @@ func TestSignals(t *testing.T) {
 			log:      `{"session_id":"s","seq":1,"direction":"s2c","transport":"http","status":202}` + "\n" + `{"session_id":"s","seq":2,"direction":"s2c","transport":"http","status":500}` + "\n" + `{"session_id":"s","seq":3,"direction":"s2c","transport":"http","status":502,"text":"<html>bad gateway</html>"}` + "\n",
 			counters: checker.Counters{Errors: 2},
 			findings: []string{
-				"error mcpsnoop/error session s frame 2: the transport failed with HTTP 500",
-				"error mcpsnoop/error session s frame 3: the transport failed with HTTP 502",
+				"error mcpsnoop/error session s line 2: the transport failed with HTTP 500",
+				"error mcpsnoop/error session s line 3: the transport failed with HTTP 502",
 			},
 		},
 		{
@@ -281,8 +281,8 @@ func TestSignals(t *testing.T) {
 			log:      logOf("s", "1 sideways 0 "+call1, "2 s2c 1 "+ok1),
 			counters: checker.Counters{Pending: 1, Warnings: 1},
 			findings: []string{
-				"note mcpsnoop/pending session s frame 1: tools/call echo (id 1) never got a response",
-				"error mcpsnoop/warn session s frame 2: response id has no matching request",
+				"note mcpsnoop/pending session s line 1: tools/call echo (id 1) never got a response",
+				"error mcpsnoop/warn session s line 2: response id has no matching request",
 			},
 		},
 	}

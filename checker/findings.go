@@ -172,7 +172,13 @@ func (s *session) addFinding(in findingInput) {
 			text = msg
 		}
 	default:
-		msg = "session " + s.id + " frame " + strconv.FormatUint(in.seq, 10) + ": " + in.text
+		// The log line, as LOG:LINE says it: one number per finding. A
+		// frame with no line (a hand-fed engine) is named by its seq.
+		at := " line " + strconv.Itoa(in.line)
+		if in.line <= 0 {
+			at = " frame " + strconv.FormatUint(in.seq, 10)
+		}
+		msg = "session " + s.id + at + ": " + in.text
 		text = in.text
 	}
 	gated := level == LevelError

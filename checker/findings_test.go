@@ -29,17 +29,17 @@ func TestFindingsReportOrder(t *testing.T) {
 	log := strings.Join(lines, "")
 	rep := check(t, checker.Config{ExpectTools: []string{"never"}}, log)
 	sameLines(t, "findings", messages(rep), []string{
-		"note mcpsnoop/pending session a frame 1: tools/call echo (id 1) never got a response",
-		"error mcpsnoop/invalid session a frame 2: frame on the protocol channel is not valid JSON-RPC",
-		"error mcpsnoop/error session a frame 3: error response could not be matched to a call: response id has no matching request",
-		"error mcpsnoop/warn session a frame 3: response id has no matching request",
-		"error mcpsnoop/warn session a frame 5: request id has type boolean; MCP requires a string or integer id",
-		"note mcpsnoop/pending session a frame 5: ping (id true) never got a response",
+		"note mcpsnoop/pending session a line 1: tools/call echo (id 1) never got a response",
+		"error mcpsnoop/invalid session a line 2: frame on the protocol channel is not valid JSON-RPC",
+		"error mcpsnoop/error session a line 3: error response could not be matched to a call: response id has no matching request",
+		"error mcpsnoop/warn session a line 3: response id has no matching request",
+		"error mcpsnoop/warn session a line 5: request id has type boolean; MCP requires a string or integer id",
+		"note mcpsnoop/pending session a line 5: ping (id true) never got a response",
 		"note mcpsnoop/incomplete session a has 1 dropped frame",
 		`error mcpsnoop/assertion session a: expected tool "never" was never called`,
-		"error mcpsnoop/error session b frame 3: tools/call echo (id 1) ended in an error: cancelled (code -32800)",
-		"note mcpsnoop/late-result session b frame 3: tools/call echo (id 1) was answered after it was cancelled: result arrived 5ms after cancellation",
-		"error mcpsnoop/invalid session b frame 4: frame on the protocol channel is not valid JSON-RPC",
+		"error mcpsnoop/error session b line 7: tools/call echo (id 1) ended in an error: cancelled (code -32800)",
+		"note mcpsnoop/late-result session b line 7: tools/call echo (id 1) was answered after it was cancelled: result arrived 5ms after cancellation",
+		"error mcpsnoop/invalid session b line 8: frame on the protocol channel is not valid JSON-RPC",
 		`error mcpsnoop/assertion session b: expected tool "never" was never called`,
 	})
 	// Frame findings carry the frame's seq and log line; session-wide ones
@@ -65,9 +65,9 @@ func TestFindingsReportOrder(t *testing.T) {
 func TestFindingsOrderFollowsLogNotSeq(t *testing.T) {
 	rep := check(t, checker.Config{}, logOf("s", "2 s2c 0 first", "1 s2c 1 second"))
 	sameLines(t, "findings", messages(rep), []string{
-		"error mcpsnoop/invalid session s frame 2: frame on the protocol channel is not valid JSON-RPC",
-		"error mcpsnoop/invalid session s frame 1: frame on the protocol channel is not valid JSON-RPC",
-		"note mcpsnoop/incomplete session s has 1 dropped frame", // seq 1 was not there when seq 2 came
+		"error mcpsnoop/invalid session s line 1: frame on the protocol channel is not valid JSON-RPC", // seq 2
+		"error mcpsnoop/invalid session s line 2: frame on the protocol channel is not valid JSON-RPC", // seq 1
+		"note mcpsnoop/incomplete session s has 1 dropped frame",                                       // seq 1 was not there when seq 2 came
 	})
 }
 
@@ -131,10 +131,10 @@ func TestAssertionFindingsOrder(t *testing.T) {
 // the most severe, errors before notes, earliest first, in report order).
 func TestFindingsCap(t *testing.T) {
 	pendingNote := func(sid string, seq int, id string) string {
-		return "note mcpsnoop/pending session " + sid + " frame " + strconv.Itoa(seq) + ": tools/call echo (id " + id + ") never got a response"
+		return "note mcpsnoop/pending session " + sid + " line " + strconv.Itoa(seq) + ": tools/call echo (id " + id + ") never got a response"
 	}
 	invalid := func(sid string, seq int) string {
-		return "error mcpsnoop/invalid session " + sid + " frame " + strconv.Itoa(seq) + ": frame on the protocol channel is not valid JSON-RPC"
+		return "error mcpsnoop/invalid session " + sid + " line " + strconv.Itoa(seq) + ": frame on the protocol channel is not valid JSON-RPC"
 	}
 	tests := []struct {
 		name      string
@@ -149,7 +149,7 @@ func TestFindingsCap(t *testing.T) {
 			cfg:  checker.Config{MaxFindings: 5},
 			log: logOf("s1", "1 c2s 0 "+toolCall("1", "echo", ""), "2 s2c 1 junk", "3 c2s 2 "+toolCall("2", "echo", ""), "4 s2c 3 junk", "5 s2c 4 junk") +
 				logOf("s2", "1 s2c 5 junk", "2 s2c 6 junk", "3 c2s 7 "+toolCall("1", "echo", ""), "4 s2c 8 junk"),
-			want:      []string{invalid("s1", 2), invalid("s1", 4), invalid("s1", 5), invalid("s2", 1), invalid("s2", 2)},
+			want:      []string{invalid("s1", 2), invalid("s1", 4), invalid("s1", 5), invalid("s2", 6), invalid("s2", 7)}, // their log lines,
 			total:     9,
 			truncated: 4,
 		},
@@ -182,8 +182,8 @@ func TestFindingsCap(t *testing.T) {
 			cfg:  checker.Config{MaxFindings: 2, FailOn: []checker.Signal{checker.SignalPending}},
 			log:  logOf("s", "1 s2c 0 junk", "2 c2s 1 "+toolCall("2", "echo", ""), "3 s2c 2 junk", "4 c2s 3 "+toolCall("4", "echo", "")),
 			want: []string{
-				"error mcpsnoop/pending session s frame 2: tools/call echo (id 2) never got a response",
-				"error mcpsnoop/pending session s frame 4: tools/call echo (id 4) never got a response",
+				"error mcpsnoop/pending session s line 2: tools/call echo (id 2) never got a response",
+				"error mcpsnoop/pending session s line 4: tools/call echo (id 4) never got a response",
 			},
 			total:     4,
 			truncated: 2,

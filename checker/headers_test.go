@@ -61,11 +61,11 @@ func hxFindings(t *testing.T, frames ...hxFrame) []string {
 // hxWarn is the warn finding of frame n; hxMismatch the mismatch finding
 // that goes with it.
 func hxWarn(n int, text string) string {
-	return fmt.Sprintf("error mcpsnoop/warn session s frame %d: %s", n, text)
+	return fmt.Sprintf("error mcpsnoop/warn session s line %d: %s", n, text)
 }
 
 func hxMismatch(n int, text string) string {
-	return fmt.Sprintf("note mcpsnoop/mismatch session s frame %d: routing header mismatch: %s", n, text)
+	return fmt.Sprintf("note mcpsnoop/mismatch session s line %d: routing header mismatch: %s", n, text)
 }
 
 // hxBoth is a header-derived mismatch: the warning and the mismatch.
@@ -249,8 +249,8 @@ func TestRoutingHeaderRules(t *testing.T) {
 				hxS2C(rpcError("1", -32020, "header mismatch"), `"status":400`),
 			},
 			want: []string{
-				"error mcpsnoop/error session s frame 2: tools/call echo (id 1) ended in an error: header mismatch (code -32020)",
-				"note mcpsnoop/mismatch session s frame 2: the server answered -32020 (HeaderMismatch), yet the request's routing headers, as recorded, agree with its body",
+				"error mcpsnoop/error session s line 2: tools/call echo (id 1) ended in an error: header mismatch (code -32020)",
+				"note mcpsnoop/mismatch session s line 2: the server answered -32020 (HeaderMismatch), yet the request's routing headers, as recorded, agree with its body",
 			},
 		},
 		{
@@ -259,7 +259,7 @@ func TestRoutingHeaderRules(t *testing.T) {
 				hxC2S(call, hxHeaders("tools/call", "echo")),
 				hxS2C(rpcError("1", -32021, "nope"), `"status":400`),
 			},
-			want: []string{"error mcpsnoop/error session s frame 2: tools/call echo (id 1) ended in an error: nope (code -32021)"},
+			want: []string{"error mcpsnoop/error session s line 2: tools/call echo (id 1) ended in an error: nope (code -32021)"},
 		},
 	})
 }

@@ -55,7 +55,7 @@ func TestMRTR(t *testing.T) {
 				"s2c 40 " + rpcResult("2", ok),
 			},
 			counters: checker.Counters{Warnings: 1},
-			findings: []string{"error mcpsnoop/warn session s frame 3: MRTR retry is missing requestState"},
+			findings: []string{"error mcpsnoop/warn session s line 3: MRTR retry is missing requestState"},
 			tools:    []checker.ToolStats{{Name: "echo", Calls: 1, RoundTrips: 2, P50Ms: 40, P95Ms: 40, P99Ms: 40, ResultBytes: okBytes, MaxResultBytes: okBytes}},
 		},
 		{
@@ -67,7 +67,7 @@ func TestMRTR(t *testing.T) {
 				"s2c 40 " + rpcResult("2", ok),
 			},
 			counters: checker.Counters{Warnings: 1},
-			findings: []string{"error mcpsnoop/warn session s frame 3: MRTR retry invented requestState"},
+			findings: []string{"error mcpsnoop/warn session s line 3: MRTR retry invented requestState"},
 			tools:    []checker.ToolStats{{Name: "echo", Calls: 1, RoundTrips: 2, P50Ms: 40, P95Ms: 40, P99Ms: 40, ResultBytes: okBytes, MaxResultBytes: okBytes}},
 		},
 		{
@@ -79,7 +79,7 @@ func TestMRTR(t *testing.T) {
 				"s2c 40 " + rpcResult("2", ok),
 			},
 			counters: checker.Counters{Warnings: 1},
-			findings: []string{"error mcpsnoop/warn session s frame 3: MRTR retry changed requestState"},
+			findings: []string{"error mcpsnoop/warn session s line 3: MRTR retry changed requestState"},
 			tools:    []checker.ToolStats{{Name: "echo", Calls: 1, RoundTrips: 2, P50Ms: 40, P95Ms: 40, P99Ms: 40, ResultBytes: okBytes, MaxResultBytes: okBytes}},
 		},
 		{
@@ -101,7 +101,7 @@ func TestMRTR(t *testing.T) {
 				"s2c 50 " + rpcResult("2", ok),
 			},
 			counters: checker.Counters{Pending: 1},
-			findings: []string{"note mcpsnoop/pending session s frame 1: tools/call echo (id 1) never got a response"},
+			findings: []string{"note mcpsnoop/pending session s line 1: tools/call echo (id 1) never got a response"},
 			tools: []checker.ToolStats{
 				{Name: "echo", Calls: 1, Pending: 1, RoundTrips: 1},
 				{Name: "other", Calls: 1, RoundTrips: 1, P50Ms: 30, P95Ms: 30, P99Ms: 30, ResultBytes: okBytes, MaxResultBytes: okBytes},
@@ -116,7 +116,7 @@ func TestMRTR(t *testing.T) {
 				"s2c 50 " + rpcResult("2", ok),
 			},
 			counters: checker.Counters{Pending: 1},
-			findings: []string{"note mcpsnoop/pending session s frame 1: prompts/get (id 1) never got a response"},
+			findings: []string{"note mcpsnoop/pending session s line 1: prompts/get (id 1) never got a response"},
 			tools:    []checker.ToolStats{{Name: "p", Calls: 1, RoundTrips: 1, P50Ms: 30, P95Ms: 30, P99Ms: 30, ResultBytes: okBytes, MaxResultBytes: okBytes}},
 		},
 		{
@@ -128,7 +128,7 @@ func TestMRTR(t *testing.T) {
 				"s2c 50 " + rpcResult("2", ok),
 			},
 			counters: checker.Counters{Pending: 1},
-			findings: []string{"note mcpsnoop/pending session s frame 1: tools/call echo (id 1) never got a response"},
+			findings: []string{"note mcpsnoop/pending session s line 1: tools/call echo (id 1) never got a response"},
 			tools:    []checker.ToolStats{{Name: "echo", Calls: 2, Pending: 1, RoundTrips: 2, P50Ms: 30, P95Ms: 30, P99Ms: 30, ResultBytes: okBytes, MaxResultBytes: okBytes}},
 		},
 		{
@@ -143,8 +143,8 @@ func TestMRTR(t *testing.T) {
 			},
 			counters: checker.Counters{Pending: 2},
 			findings: []string{
-				"note mcpsnoop/pending session s frame 1: tools/call echo (id 1) never got a response",
-				"note mcpsnoop/pending session s frame 2: tools/call echo (id 2) never got a response",
+				"note mcpsnoop/pending session s line 1: tools/call echo (id 1) never got a response",
+				"note mcpsnoop/pending session s line 2: tools/call echo (id 2) never got a response",
 			},
 			tools: []checker.ToolStats{{Name: "echo", Calls: 3, Pending: 2, RoundTrips: 3, P50Ms: 25, P95Ms: 25, P99Ms: 25, ResultBytes: okBytes, MaxResultBytes: okBytes}},
 		},
@@ -159,7 +159,7 @@ func TestMRTR(t *testing.T) {
 				"s2c 41 " + rpcResult("3", ok),
 			},
 			counters: checker.Counters{Pending: 1},
-			findings: []string{"note mcpsnoop/pending session s frame 1: tools/call echo (id 1) never got a response"},
+			findings: []string{"note mcpsnoop/pending session s line 1: tools/call echo (id 1) never got a response"},
 			tools:    []checker.ToolStats{{Name: "echo", Calls: 2, Pending: 1, RoundTrips: 3, P50Ms: 40, P95Ms: 40, P99Ms: 40, ResultBytes: okBytes, MaxResultBytes: okBytes}},
 		},
 		{
@@ -173,7 +173,7 @@ func TestMRTR(t *testing.T) {
 				"s2c 60 " + rpcResult("3", ok),
 			},
 			counters: checker.Counters{Pending: 1},
-			findings: []string{"note mcpsnoop/pending session s frame 2: tools/call other (id 2) never got a response"},
+			findings: []string{"note mcpsnoop/pending session s line 2: tools/call other (id 2) never got a response"},
 			tools: []checker.ToolStats{
 				{Name: "echo", Calls: 1, RoundTrips: 2, P50Ms: 60, P95Ms: 60, P99Ms: 60, ResultBytes: okBytes, MaxResultBytes: okBytes},
 				{Name: "other", Calls: 1, Pending: 1, RoundTrips: 1},
@@ -188,7 +188,7 @@ func TestMRTR(t *testing.T) {
 				"s2c 35 " + rpcResult("2", ok),
 			},
 			counters: checker.Counters{Pending: 1},
-			findings: []string{"note mcpsnoop/pending session s frame 1: tools/call echo (id 1) never got a response"},
+			findings: []string{"note mcpsnoop/pending session s line 1: tools/call echo (id 1) never got a response"},
 			tools:    []checker.ToolStats{{Name: "echo", Calls: 2, Pending: 1, RoundTrips: 2, P50Ms: 15, P95Ms: 15, P99Ms: 15, ResultBytes: okBytes, MaxResultBytes: okBytes}},
 		},
 		{
@@ -239,7 +239,7 @@ func TestMRTR(t *testing.T) {
 				"s2c 1250 " + rpcResult(`"c"`, ok),
 			},
 			counters:   checker.Counters{Warnings: 1},
-			findings:   []string{"error mcpsnoop/warn session s frame 5: MRTR retry is missing requestState"},
+			findings:   []string{"error mcpsnoop/warn session s line 5: MRTR retry is missing requestState"},
 			tools:      []checker.ToolStats{{Name: "echo", Calls: 1, RoundTrips: 3, P50Ms: 1250, P95Ms: 1250, P99Ms: 1250, ResultBytes: okBytes, MaxResultBytes: okBytes}},
 			assertions: []string{"pass max-duration: every tool call finished within the 2s budget"},
 		},
@@ -252,7 +252,7 @@ func TestMRTR(t *testing.T) {
 				"s2c 300 " + rpcResult("2", inputRequired(`"S2"`, "q")),
 			},
 			counters: checker.Counters{Pending: 1},
-			findings: []string{"note mcpsnoop/pending session s frame 1: tools/call echo (id 1) never got a response"},
+			findings: []string{"note mcpsnoop/pending session s line 1: tools/call echo (id 1) never got a response"},
 			tools:    []checker.ToolStats{{Name: "echo", Calls: 1, Pending: 1, RoundTrips: 2}},
 		},
 		{
@@ -264,7 +264,7 @@ func TestMRTR(t *testing.T) {
 				"s2c 70 " + rpcError("2", -32000, "denied"),
 			},
 			counters: checker.Counters{Errors: 1},
-			findings: []string{"error mcpsnoop/error session s frame 4: tools/call echo (id 1) ended in an error: denied (code -32000)"},
+			findings: []string{"error mcpsnoop/error session s line 4: tools/call echo (id 1) ended in an error: denied (code -32000)"},
 			tools:    []checker.ToolStats{{Name: "echo", Calls: 1, Errors: 1, RoundTrips: 2, P50Ms: 70, P95Ms: 70, P99Ms: 70}},
 		},
 		{
@@ -385,7 +385,7 @@ func TestMRTRRetryIdOfAnotherCall(t *testing.T) {
 			pending = append(pending, m)
 		}
 	}
-	sameLines(t, "pending findings", pending, []string{"note mcpsnoop/pending session s frame 1: tools/call a (id 5) never got a response"})
+	sameLines(t, "pending findings", pending, []string{"note mcpsnoop/pending session s line 1: tools/call a (id 5) never got a response"})
 	if len(sr.Tools) != 2 || sr.Tools[0].Name != "a" || sr.Tools[0].Pending != 1 {
 		t.Errorf("tools = %+v, want a with Pending 1", sr.Tools)
 	}

@@ -35,7 +35,7 @@ func TestInputRequiredRules(t *testing.T) {
 		if len(texts) == 0 {
 			return nil
 		}
-		out := "session s frame 2: " + texts[0]
+		out := "session s line 2: " + texts[0]
 		for _, x := range texts[1:] {
 			out += ", " + x
 		}
@@ -129,7 +129,7 @@ func TestInputRequiredRules(t *testing.T) {
 		{"W10 on the answer to a linked retry",
 			[]string{"c2s 0 " + call(""), "s2c 1 " + rpcResult("1", inputRequired(`"S1"`, "q")),
 				"c2s 2 " + toolCall("2", "book", retryParams(`"S1"`, "q")), "s2c 3 " + rpcResult("2", ir(""))},
-			[]string{"session s frame 4: " + w10}},
+			[]string{"session s line 4: " + w10}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,10 +22,10 @@ func TestProgressRules(t *testing.T) {
 	}
 	ok := func(id string) string { return rpcResult(id, `{"content":[]}`) }
 	after := func(frame int, token string) string {
-		return "frame " + strconv.Itoa(frame) + ": progress notification for token " + token + afterDone
+		return "line " + strconv.Itoa(frame) + ": progress notification for token " + token + afterDone
 	}
 	went := func(frame int, token, prev, cur string) string {
-		return "frame " + strconv.Itoa(frame) + ": progress for token " + token + " went from " + prev + " to " + cur + increasing
+		return "line " + strconv.Itoa(frame) + ": progress for token " + token + " went from " + prev + " to " + cur + increasing
 	}
 
 	tests := []struct {
@@ -93,7 +93,7 @@ func TestProgressRules(t *testing.T) {
 			[]string{went(3, `"c"`, "1", "0")}},
 		{"W33 then W34 on one frame",
 			[]string{"c2s 0 " + withToken("1", `"p"`), "s2c 1 " + progress(`"p"`, "3"), "s2c 2 " + ok("1"), "s2c 3 " + progress(`"p"`, "1")},
-			[]string{after(4, `"p"`) + ", " + went(4, `"p"`, "3", "1")[len("frame 4: "):]}},
+			[]string{after(4, `"p"`) + ", " + went(4, `"p"`, "3", "1")[len("line 4: "):]}},
 		{"W34 gate: a reopened token starts over",
 			[]string{"c2s 0 " + withToken("1", `"p"`), "s2c 1 " + progress(`"p"`, "5"), "s2c 2 " + ok("1"),
 				"c2s 3 " + withToken("2", `"p"`), "s2c 4 " + progress(`"p"`, "1"), "s2c 5 " + ok("2")}, nil},
@@ -130,8 +130,8 @@ func TestProgressManyTokens(t *testing.T) {
 	)
 	got := frameWarnings(t, nil, nil, frames...)
 	want := []string{
-		"frame " + strconv.Itoa(n+3) + `: progress for token "keep" went from 2 to 1, and the specification requires it to increase with each notification`,
-		"frame " + strconv.Itoa(n+5) + `: progress notification for token "keep" arrived after its request completed, and the specification requires them to stop`,
+		"line " + strconv.Itoa(n+3) + `: progress for token "keep" went from 2 to 1, and the specification requires it to increase with each notification`,
+		"line " + strconv.Itoa(n+5) + `: progress notification for token "keep" arrived after its request completed, and the specification requires them to stop`,
 	}
 	sameLines(t, "warnings", got, want)
 }
@@ -150,8 +150,8 @@ func TestProgressNamesTheSessionsRevision(t *testing.T) {
 		"c2s 2 "+toolCall("1", "slow", `"_meta":{"progressToken":"p"}`),
 		"s2c 3 "+progress("2"), "s2c 4 "+progress("1"), "s2c 5 "+rpcResult("1", `{"content":[]}`), "s2c 6 "+progress("3"))
 	want := []string{
-		`frame 5: progress for token "p" went from 2 to 1, and 2025-06-18 requires it to increase with each notification`,
-		`frame 7: progress notification for token "p" arrived after its request completed, and 2025-06-18 requires them to stop`,
+		`line 5: progress for token "p" went from 2 to 1, and 2025-06-18 requires it to increase with each notification`,
+		`line 7: progress notification for token "p" arrived after its request completed, and 2025-06-18 requires them to stop`,
 	}
 	sameLines(t, "warnings", got, want)
 }

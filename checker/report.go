@@ -308,7 +308,8 @@ type Finding struct {
 	// filled in; with Method and Tool it identifies the finding across
 	// captures.
 	Kind string
-	// Message is the full text, prefixed with the session and frame.
+	// Message is the full text, prefixed with the session and the log line
+	// ("session s1 line 27: ...").
 	Message string
 	// Text is Message without that prefix: what the finding says, for a
 	// report that already names the session and the line.

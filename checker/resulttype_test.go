@@ -54,8 +54,8 @@ func warningsOnAnswers(t *testing.T, log string, frames []string) []string {
 // TestResultTypeRules covers W13 and W14 (check.md 3.3 B).
 func TestResultTypeRules(t *testing.T) {
 	const (
-		missing = "session s frame 2: result is missing required resultType"
-		invalid = "session s frame 2: result has an invalid resultType"
+		missing = "session s line 2: result is missing required resultType"
+		invalid = "session s line 2: result has an invalid resultType"
 	)
 	ping := func(meta string) string { return rpcRequest("1", "ping", "{"+meta+"}") }
 	tests := []struct {
@@ -97,10 +97,10 @@ func TestResultTypeRules(t *testing.T) {
 			[]string{"c2s 0 " + rpcRequest("1", "initialize", "{"+meta2026+"}"), "s2c 1 " + rpcResult("1", `{"resultType":""}`)}, nil},
 		{"W13 on a late answer to a cancelled call",
 			[]string{"c2s 0 " + ping(meta2026), "c2s 5 " + cancelNote("1"), "s2c 9 " + rpcResult("1", `{}`)},
-			[]string{"session s frame 3: result is missing required resultType"}},
+			[]string{"session s line 3: result is missing required resultType"}},
 		{"W13 not on a duplicate answer",
 			[]string{"c2s 0 " + ping(meta2026), "s2c 1 " + rpcResult("1", `{"resultType":"complete"}`), "s2c 2 " + rpcResult("1", `{}`)},
-			[]string{"session s frame 3: duplicate response for the same id"}},
+			[]string{"session s line 3: duplicate response for the same id"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,7 +120,7 @@ func TestResultTypeHeaderRevision(t *testing.T) {
 		header string
 		want   []string
 	}{
-		{"2026-07-28", []string{"session s frame 2: result is missing required resultType"}},
+		{"2026-07-28", []string{"session s line 2: result is missing required resultType"}},
 		{"2025-11-25", nil},
 	} {
 		log := line(1, "c2s", `,"mcp_protocol_version":"`+tc.header+`"`, rpcRequest("1", "ping", `{}`)) +

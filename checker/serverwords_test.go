@@ -36,7 +36,7 @@ func TestErrorFindingsQuoteTheServer(t *testing.T) {
 				t.Fatalf("findings %v", messages(rep))
 			}
 			f := rep.Findings[0]
-			if f.Text != tt.want || f.Message != "session s frame 2: "+tt.want {
+			if f.Text != tt.want || f.Message != "session s line 2: "+tt.want {
 				t.Errorf("finding\n got %q\nwant %q", f.Text, tt.want)
 			}
 			if f.Kind != "<subject> ended in an error: <detail>" {

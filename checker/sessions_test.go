@@ -42,9 +42,9 @@ func TestMultiSessionInterleaved(t *testing.T) {
 		t.Errorf("counters zeta %+v alpha %+v; want %+v and %+v", z.Counters, a.Counters, wantZ, wantA)
 	}
 	sameLines(t, "findings", messages(rep), []string{
-		"error mcpsnoop/error session zeta frame 2: error response could not be matched to a call: response id has no matching request",
-		"error mcpsnoop/warn session zeta frame 2: response id has no matching request",
-		"error mcpsnoop/warn session alpha frame 2: response id has no matching request",
+		"error mcpsnoop/error session zeta line 4: error response could not be matched to a call: response id has no matching request",
+		"error mcpsnoop/warn session zeta line 4: response id has no matching request",
+		"error mcpsnoop/warn session alpha line 3: response id has no matching request",
 	})
 	sameTools(t, z, []checker.ToolStats{{Name: "echo", Calls: 1, RoundTrips: 1, P50Ms: 20, P95Ms: 20, P99Ms: 20, ResultBytes: 14, MaxResultBytes: 14}})
 	sameTools(t, a, []checker.ToolStats{{Name: "other", Calls: 1, RoundTrips: 1, P50Ms: 25, P95Ms: 25, P99Ms: 25, ResultBytes: 14, MaxResultBytes: 14}})
@@ -132,7 +132,7 @@ func TestFramesWithoutSessionAreIgnored(t *testing.T) {
 	if got := rep.Sessions[0].Counters; got != want {
 		t.Errorf("counters = %+v, want %+v (seq 9 and 2 never reached the session)", got, want)
 	}
-	sameLines(t, "findings", messages(rep), []string{"note mcpsnoop/pending session s frame 1: tools/call echo (id 1) never got a response"})
+	sameLines(t, "findings", messages(rep), []string{"note mcpsnoop/pending session s line 2: tools/call echo (id 1) never got a response"})
 
 	// Through the reader too: a log line without session_id is skipped.
 	log := `{"seq":1,"direction":"s2c","text":"orphan"}` + "\n" +

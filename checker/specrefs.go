@@ -51,8 +51,8 @@ type Rule struct {
 	HTTPOnly bool
 	// Gate says in words what else must hold for the rule to be judged.
 	Gate string
-	// Example is a finding the rule gives (without "session <id> frame
-	// <seq>: ").
+	// Example is a finding the rule gives (without "session <id> line
+	// <n>: ").
 	Example string
 	// spec are the pages stating the rule, each from a revision on.
 	spec []specPage

@@ -125,9 +125,9 @@ func TestFindingRules(t *testing.T) {
 	}
 	base := checker.SpecBase + "2025-06-18/basic/index"
 	sameLines(t, "rules", got, []string{
-		"session s frame 4: response id has no matching request -> W24 " + base + "#responses",
-		"session s frame 5: missing jsonrpc=2.0 -> W1 " + base + "#messages",
-		"session s frame 6: missing jsonrpc=2.0 -> W1 " + base + "#messages",
+		"session s line 4: response id has no matching request -> W24 " + base + "#responses",
+		"session s line 5: missing jsonrpc=2.0 -> W1 " + base + "#messages",
+		"session s line 6: missing jsonrpc=2.0 -> W1 " + base + "#messages",
 	})
 	var hits []string
 	for _, h := range onlySession(t, rep).RuleHits {

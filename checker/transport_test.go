@@ -82,8 +82,8 @@ func TestTransportHeaderRules(t *testing.T) {
 			`{"session_id":"s","seq":2,"direction":"s2c","transport":"http","status":502,"text":"<html>bad gateway</html>","content_type":"text/html"}` + "\n"
 		got := messages(check(t, checker.Config{}, log))
 		want := []string{
-			"note mcpsnoop/pending session s frame 1: ping (id 1) never got a response",
-			"error mcpsnoop/error session s frame 2: the transport failed with HTTP 502",
+			"note mcpsnoop/pending session s line 1: ping (id 1) never got a response",
+			"error mcpsnoop/error session s line 2: the transport failed with HTTP 502",
 		}
 		sameLines(t, "findings", got, want)
 	})

@@ -68,7 +68,7 @@ func TestSettledWindow(t *testing.T) {
 			last := uint64(2 + 2*tt.others + 1)
 			var want []string
 			if tt.want != "" {
-				want = []string{"error mcpsnoop/warn session w frame " + strconv.FormatUint(last, 10) + ": " + tt.want}
+				want = []string{"error mcpsnoop/warn session w line " + strconv.FormatUint(last, 10) + ": " + tt.want}
 			}
 			var got []string
 			for _, m := range messages(rep) {

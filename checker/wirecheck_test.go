@@ -41,7 +41,7 @@ func TestWireFindings(t *testing.T) {
 		frames: append(initialize("2025-11-25", "2025-06-18"),
 			"c2s 10 "+rpcRequest("1", "tools/list", `{}`),
 			"s2c 20 "+rpcResult("1", badList)),
-		want: []string{`note 5: session s frame 5: wire: tools/list result: /tools/1: missing property "name" (2025-06-18 ListToolsResult)`},
+		want: []string{`note 5: session s line 5: wire: tools/list result: /tools/1: missing property "name" (2025-06-18 ListToolsResult)`},
 		revs: []string{"2025-06-18", "2025-11-25"}, // the initialize request is the client's offer
 	}, {
 		name: "the initialize request is judged under the revision it offers",
@@ -49,14 +49,14 @@ func TestWireFindings(t *testing.T) {
 			"c2s 0 " + rpcRequest("0", "initialize", `{"protocolVersion":"2024-11-05","capabilities":{}}`),
 			"s2c 5 " + rpcResult("0", `{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"s","version":"1"}}`),
 		},
-		want: []string{`note 1: session s frame 1: wire: initialize request: /params: missing property "clientInfo" (2024-11-05 InitializeRequest)`},
+		want: []string{`note 1: session s line 1: wire: initialize request: /params: missing property "clientInfo" (2024-11-05 InitializeRequest)`},
 		revs: []string{"2024-11-05"},
 	}, {
 		name: "a second handshake offers its own revision",
 		frames: append(initialize("2025-06-18", "2025-06-18"),
 			"c2s 10 "+rpcRequest("1", "initialize", `{"protocolVersion":"2024-11-05","capabilities":{}}`),
 			"s2c 15 "+rpcResult("1", `{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"s","version":"1"}}`)),
-		want: []string{`note 4: session s frame 4: wire: initialize request: /params: missing property "clientInfo" (2024-11-05 InitializeRequest)`},
+		want: []string{`note 4: session s line 4: wire: initialize request: /params: missing property "clientInfo" (2024-11-05 InitializeRequest)`},
 		revs: []string{"2024-11-05", "2025-06-18"},
 	}, {
 		name: "a 2026-07-28 request declares its revision in _meta",
@@ -64,7 +64,7 @@ func TestWireFindings(t *testing.T) {
 			"c2s 0 " + rpcRequest("1", "tools/call", `{"name":"x","arguments":{"q":[1,{"deep":true}]},`+meta2026+`}`),
 			"s2c 5 " + rpcResult("1", `{"content":[{"type":"text","text":"ok"},{"type":"video"}]}`),
 		},
-		want: []string{`note 2: session s frame 2: wire: tools/call result: missing property "resultType"; /content/1/type: is "video", want one of "text", "image", "audio", "resource_link", "resource" (2026-07-28 CallToolResult)`},
+		want: []string{`note 2: session s line 2: wire: tools/call result: missing property "resultType"; /content/1/type: is "video", want one of "text", "image", "audio", "resource_link", "resource" (2026-07-28 CallToolResult)`},
 		revs: []string{"2026-07-28"},
 	}, {
 		name: "a server's request in a revision without server requests",
@@ -72,27 +72,27 @@ func TestWireFindings(t *testing.T) {
 			"c2s 0 " + rpcRequest("1", "tools/list", `{`+meta2026+`}`),
 			"s2c 1 " + rpcRequest("9", "roots/list", `{}`),
 		},
-		want: []string{`note 2: session s frame 2: wire: roots/list request: /method: 2026-07-28 defines no request a server sends (2026-07-28 JSONRPCMessage)`},
+		want: []string{`note 2: session s line 2: wire: roots/list request: /method: 2026-07-28 defines no request a server sends (2026-07-28 JSONRPCMessage)`},
 		revs: []string{"2026-07-28"},
 	}, {
 		name: "a legacy request sent by the wrong side",
 		frames: append(initialize("2025-06-18", "2025-06-18"),
 			"s2c 10 "+rpcRequest("1", "tools/call", `{"name":"x"}`)),
-		want: []string{`note 4: session s frame 4: wire: tools/call request: /method: a server may not send tools/call as a request in 2025-06-18 (2025-06-18 ServerRequest)`},
+		want: []string{`note 4: session s line 4: wire: tools/call request: /method: a server may not send tools/call as a request in 2025-06-18 (2025-06-18 ServerRequest)`},
 		revs: []string{"2025-06-18"},
 	}, {
 		name: "a task-augmented request is answered with a CreateTaskResult",
 		frames: append(initialize("2025-11-25", "2025-11-25"),
 			"c2s 10 "+rpcRequest("1", "tools/call", `{"name":"x","task":{"ttl":60000}}`),
 			"s2c 20 "+rpcResult("1", `{"task":{"taskId":"t1","createdAt":"2025-11-25T00:00:00Z","lastUpdatedAt":"2025-11-25T00:00:00Z","ttl":60000}}`)),
-		want: []string{`note 5: session s frame 5: wire: tools/call result: /task: missing property "status" (2025-11-25 CreateTaskResult)`},
+		want: []string{`note 5: session s line 5: wire: tools/call result: /task: missing property "status" (2025-11-25 CreateTaskResult)`},
 		revs: []string{"2025-11-25"},
 	}, {
 		name: "an error response is held to the error shape",
 		frames: append(initialize("2025-03-26", "2025-03-26"),
 			"c2s 10 "+rpcRequest("1", "tools/list", `{}`),
 			"s2c 20 "+`{"jsonrpc":"2.0","id":1,"error":{"code":"E1","message":"no"}}`),
-		want: []string{`note 5: session s frame 5: wire: tools/list error response: /error/code: is string, want integer (2025-03-26 JSONRPCError)`},
+		want: []string{`note 5: session s line 5: wire: tools/list error response: /error/code: is string, want integer (2025-03-26 JSONRPCError)`},
 		revs: []string{"2025-03-26"},
 	}, {
 		name:   "nothing tells the revision",
@@ -192,7 +192,7 @@ func TestWireRedacted(t *testing.T) {
 		`{"session_id":"s","server_label":"srv","seq":5,"ts":"2026-07-28T12:00:01Z","direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":"[REDACTED]"}}}` + "\n"
 	rep := check(t, checker.Config{Wire: true}, log)
 	sameLines(t, "wire findings", wireLines(rep), []string{
-		`note 5: session s frame 5: wire: tools/call request: /params/arguments: is string, want object (2025-06-18 CallToolRequest)`,
+		`note 5: session s line 5: wire: tools/call request: /params/arguments: is string, want object (2025-06-18 CallToolRequest)`,
 	})
 }
 
@@ -213,7 +213,7 @@ func TestWireManyFrames(t *testing.T) {
 	var want []string
 	for i := 100; i <= 500; i += 100 {
 		seq := 3 + 2*i
-		want = append(want, fmt.Sprintf(`note %d: session s frame %d: wire: tools/call result: /content/0: missing property "text" (2025-06-18 CallToolResult)`, seq, seq))
+		want = append(want, fmt.Sprintf(`note %d: session s line %d: wire: tools/call result: /content/0: missing property "text" (2025-06-18 CallToolResult)`, seq, seq))
 	}
 	sameLines(t, "wire findings", wireLines(rep), want)
 	if sr.Wire.Validated != 1003 || sr.Counters.WireFindings != 5 || len(sr.Wire.Groups) != 1 || sr.Wire.Groups[0].Frames != 5 || sr.Wire.Groups[0].FirstSeq != 203 {

@@ -28,7 +28,7 @@ func writeWire(w io.Writer, s *checker.SessionReport, verbose bool) {
 		fmt.Fprintln(w, "  no JSON-RPC frame to validate")
 	}
 	for _, g := range ws.Groups {
-		fmt.Fprintf(w, "  %d %s, first frame %d: %s\n", g.Frames, plural(g.Frames, "frame", "frames"), g.FirstSeq, termsafe.Clean(g.Example, false))
+		fmt.Fprintf(w, "  %d %s, first at line %d: %s\n", g.Frames, plural(g.Frames, "frame", "frames"), g.FirstLine, termsafe.Clean(g.Example, false))
 		if verbose {
 			fmt.Fprintf(w, "    spec: %s\n", g.SpecURL)
 		}

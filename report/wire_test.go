@@ -36,7 +36,7 @@ func TestWriteTextWire(t *testing.T) {
 	counters := "session s1: errors=0 invalid=0 warnings=0 mismatches=0 pending=0 late_results=0 deprecated=0 missing_frames=0 schema_findings=0\n"
 	block := "wire findings:\n" +
 		"  validated 12 frames against 2025-06-18: 1 breaks the schema\n" +
-		`  1 frame, first frame 5: wire: tools/list result: /tools/1: missing property "name" (2025-06-18 ListToolsResult)\x1b[2J` + "\n"
+		`  1 frame, first at line 5: wire: tools/list result: /tools/1: missing property "name" (2025-06-18 ListToolsResult)\x1b[2J` + "\n"
 	note := "  1 frame not validated: they came before any frame told the session's protocol revision\n"
 	finding := `-:5: wire: tools/list result: /tools/1: missing property "name" (2025-06-18 ListToolsResult)` + "\n"
 	verdict := "result: 1 of 1 session failed the gate (wire)\n"

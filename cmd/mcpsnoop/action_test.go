@@ -340,7 +340,7 @@ func TestActionFailingCapture(t *testing.T) {
 			}
 			// Paths are the repository's, even from a working directory.
 			const log = "logs/traced/github-97145-6513269e0d37.jsonl"
-			if !strings.Contains(res.Log, "::error file="+log+",line=8,title=mcpsnoop/error [server]::session github-97145-6513269e0d37 frame 8: tools/call search_issues") {
+			if !strings.Contains(res.Log, "::error file="+log+",line=8,title=mcpsnoop/error [server]::session github-97145-6513269e0d37 line 8: tools/call search_issues") {
 				t.Errorf("no error annotation on %s line 8:\n%s", log, res.Log)
 			}
 			if !bytes.Contains(uploads[0].data, []byte(`"uri": "`+log+`"`)) {

@@ -69,7 +69,7 @@ func TestCheckBlame(t *testing.T) {
 		t.Errorf("junit: the failing error case names no party:\n%s", junit)
 	}
 	_, cq, _ := checkRun(t, "", "--blame", "client", "--format", "codeclimate", nameless)
-	if !strings.Contains(cq, `"description": "[client] session conf-blame frame 5: tools/call (id 1)`) || !strings.Contains(cq, `"party": "client"`) {
+	if !strings.Contains(cq, `"description": "[client] session conf-blame line 5: tools/call (id 1)`) || !strings.Contains(cq, `"party": "client"`) {
 		t.Errorf("codeclimate: no party:\n%s", cq)
 	}
 

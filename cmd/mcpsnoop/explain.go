@@ -94,7 +94,7 @@ func writeExplain(w io.Writer, r *checker.Rule) {
 			fmt.Fprintf(w, "             %s  %s\n", rev, r.SpecURL(rev))
 		}
 	}
-	fmt.Fprintf(w, "  example:   session s1 frame 7: %s\n", r.Example)
+	fmt.Fprintf(w, "  example:   session s1 line 7: %s\n", r.Example)
 }
 
 // partyWords says whom a rule's findings blame.

@@ -26,7 +26,7 @@ func TestExplain(t *testing.T) {
 			"  family:    Result types",
 			"  revisions: 2026-07-28; any transport",
 			"             2026-07-28  https://modelcontextprotocol.io/specification/2026-07-28/basic/index#resulttype",
-			"  example:   session s1 frame 7: result is missing required resultType",
+			"  example:   session s1 line 7: result is missing required resultType",
 		}, ""},
 		{[]string{"--explain", "w33"}, 0, []string{
 			"  revisions: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28; any transport",
@@ -41,7 +41,7 @@ func TestExplain(t *testing.T) {
 			"  signal:    wire",
 			"             2024-11-05  https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/schema/2024-11-05/schema.json",
 			"             2026-07-28  https://modelcontextprotocol.io/specification/2026-07-28/schema",
-			`  example:   session s1 frame 7: wire: tools/list result: /tools/3: missing property "name" (2025-11-25 ListToolsResult)`,
+			`  example:   session s1 line 7: wire: tools/list result: /tools/3: missing property "name" (2025-11-25 ListToolsResult)`,
 		}, ""},
 		{[]string{"--explain", "mismatch"}, 0, []string{
 			"mismatch: party client (a routing header that disagrees with the body); server for M1 when the recorded headers agree",

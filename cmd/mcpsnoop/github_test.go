@@ -109,7 +109,7 @@ func TestCheckGitHubMode(t *testing.T) {
 	}
 	// Annotations go to stderr: the runner reads commands there too, and
 	// stdout stays the report.
-	wantAnn := "::error file=logs/x.jsonl,line=3,title=mcpsnoop/invalid [server]::session s1 frame 3: "
+	wantAnn := "::error file=logs/x.jsonl,line=3,title=mcpsnoop/invalid [server]::session s1 line 3: "
 	if !strings.HasPrefix(stderr, wantAnn) || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("stderr = %q, want one annotation starting %q", stderr, wantAnn)
 	}

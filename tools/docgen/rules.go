@@ -54,7 +54,7 @@ W13: result is missing required resultType
   revisions: 2026-07-28; any transport
   spec:
              2026-07-28  https://modelcontextprotocol.io/specification/2026-07-28/basic/index#resulttype
-  example:   session s1 frame 7: result is missing required resultType
+  example:   session s1 line 7: result is missing required resultType
 ` + "```" + `
 
 In the table, *finding* is the message template (` + "`<placeholders>`" + ` stand for
