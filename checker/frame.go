@@ -23,8 +23,8 @@ type frameCtx struct {
 	// The call the frame belongs to, for fingerprints.
 	method, tool string
 
-	errs       []frameError
-	isInvalid  bool
+	errs      []frameError
+	isInvalid bool
 	// timeTravel: the frame answers a call asked after it was answered
 	// (a log whose clock cannot be trusted; a negative duration).
 	timeTravel string
