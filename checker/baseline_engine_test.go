@@ -118,7 +118,7 @@ func TestToolListingSignals(t *testing.T) {
 		`error mcpsnoop/warn session s line 2: tool "b" advertises an inputSchema with root type "array", and 2026-07-28 requires one whose root type is "object", tool "c" advertises no inputSchema, and 2026-07-28 requires one whose root type is "object"`,
 		"error mcpsnoop/deprecated session s line 5: logging notifications/message is deprecated (2026-07-28); use stderr for stdio or OpenTelemetry instead",
 		"error mcpsnoop/deprecated session s line 7: roots is deprecated (2026-07-28); use tool parameters, resource URIs, or server configuration instead; sampling is deprecated (2026-07-28); integrate directly with an LLM provider API instead",
-		`error mcpsnoop/schema session s: tool "d" schema uses nonDefaultDialect`,
+		`error mcpsnoop/schema session s: tool schemas name a JSON Schema dialect other than 2020-12, which MCP assumes: dialect "http://json-schema.org/draft-07/schema#" in 1 tool: "d"`,
 		`error mcpsnoop/schema session s: tool "a" schema uses anyOf`,
 		`error mcpsnoop/schema session s: tool "a" schema uses untypedProperty`,
 	} {

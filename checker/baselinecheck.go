@@ -3,8 +3,11 @@ package checker
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
+	"github.com/mcpsnoop/mcpsnoop/checker/toolschema"
+	"github.com/tidwall/gjson"
 )
 
 // BaselineStore keeps the trusted tool definitions per server label. The
@@ -105,6 +108,15 @@ func (s *session) toolFindings(sr *SessionReport) {
 		s.addFinding(in)
 	}
 	for _, f := range sr.SchemaFindings {
+		if f.Kind == toolschema.NonDefaultDialect {
+			// Every tool of an SDK that writes draft-07 has it: one note
+			// for the session, not one a tool.
+			in := at
+			in.signal, in.rank, in.kind = SignalSchema, 2, "tools' schemas use a non-default dialect"
+			in.text = ": " + s.dialectNote(f.Tools)
+			s.addFinding(in)
+			continue
+		}
 		for _, tool := range f.Tools {
 			in := at
 			in.signal, in.rank, in.tool, in.kind = SignalSchema, 2, tool, "tool <name> schema uses "+f.Kind
@@ -127,4 +139,27 @@ func (s *session) recordedFinding(sr *SessionReport) {
 		in.level = LevelError
 	}
 	s.addFinding(in)
+}
+
+// dialectNote names the non-default JSON Schema dialects the tools use and
+// the tools using each, in advertised order.
+func (s *session) dialectNote(tools []string) string {
+	listed := map[string][]byte{}
+	for _, t := range s.inv.tools {
+		listed[t.name] = t.raw
+	}
+	var dialects []string
+	byDialect := map[string][]string{}
+	for _, name := range tools {
+		d := toolschema.Dialect(gjson.GetBytes(listed[name], "inputSchema"), gjson.GetBytes(listed[name], "outputSchema"))
+		if _, seen := byDialect[d]; !seen {
+			dialects = append(dialects, d)
+		}
+		byDialect[d] = append(byDialect[d], strconv.Quote(name))
+	}
+	parts := make([]string, len(dialects))
+	for i, d := range dialects {
+		parts[i] = "dialect " + strconv.Quote(s.serverWords(d)) + " in " + strconv.Itoa(len(byDialect[d])) + " " + plural(len(byDialect[d]), "tool", "tools") + ": " + strings.Join(byDialect[d], ", ")
+	}
+	return "tool schemas name a JSON Schema dialect other than 2020-12, which MCP assumes: " + strings.Join(parts, "; ")
 }

@@ -201,7 +201,7 @@ type Annotation struct {
 
 // Annotations picks at most limit annotations: findings that fail the gate
 // (level error) first, as errors, then the ungated ones (SARIF level note)
-// as notices, each in report order. When findings are left over, the last
+// as notices, each in report order; schema notes are never annotated. When findings are left over, the last
 // slot becomes a notice that says how many and where to read them: the
 // reports named in listed (see Options.Listed). workspace is the directory
 // file paths are made relative to; a log outside it gets no file.
@@ -209,14 +209,19 @@ func Annotations(rep *checker.Report, limit int, workspace string, listed []stri
 	if limit <= 0 {
 		return nil
 	}
-	order := make([]int, len(rep.Findings))
-	for i := range order {
-		order[i] = i
+	order := make([]int, 0, len(rep.Findings))
+	skipped := 0
+	for i := range rep.Findings {
+		if quiet(&rep.Findings[i]) {
+			skipped++
+			continue
+		}
+		order = append(order, i)
 	}
 	sort.SliceStable(order, func(a, b int) bool {
 		return rank(rep.Findings[order[a]].Level) < rank(rep.Findings[order[b]].Level)
 	})
-	total := max(rep.FindingsTotal, len(rep.Findings))
+	total := max(rep.FindingsTotal, len(rep.Findings)) - skipped
 	shown := len(order)
 	if total > limit {
 		shown = limit - 1
@@ -291,6 +296,14 @@ func (m *Mode) annotate(rep *checker.Report, opts Options) {
 			act.Noticef("%s", a.Message)
 		}
 	}
+}
+
+// quiet reports a finding that is never annotated: a schema note (a tool
+// schema construct clients may read differently, reported in the summary
+// and the reports; an annotation per tool of every clean SDK server would
+// bury the findings that matter).
+func quiet(f *checker.Finding) bool {
+	return f.Signal == checker.SignalSchema && f.Level != checker.LevelError
 }
 
 func rank(l checker.Level) int {

@@ -317,6 +317,38 @@ func TestAnnotationsCapOrderAndPaths(t *testing.T) {
 	}
 }
 
+// TestAnnotationsLeaveOutSchemaNotes: a schema note is never annotated
+// (nor counted among the findings left out); a gated schema finding is,
+// and gated findings still come first.
+func TestAnnotationsLeaveOutSchemaNotes(t *testing.T) {
+	ws := t.TempDir()
+	log := filepath.Join(ws, "a.jsonl")
+	var fs []checker.Finding
+	for i := range 5 {
+		fs = append(fs, finding(checker.LevelNote, checker.SignalSchema, log, 2, fmt.Sprintf("dialect note %d", i)))
+	}
+	fs = append(fs,
+		finding(checker.LevelNote, checker.SignalPending, log, 3, "pending"),
+		finding(checker.LevelError, checker.SignalSchema, log, 2, "gated schema"),
+		finding(checker.LevelError, checker.SignalError, log, 4, "boom"))
+	rep := report(ws, fs...)
+	got := Annotations(rep, MaxAnnotations, ws, nil)
+	var msgs []string
+	for _, a := range got {
+		msgs = append(msgs, a.Level+" "+a.Message)
+	}
+	want := []string{"error gated schema", "error boom", "notice pending"}
+	if fmt.Sprint(msgs) != fmt.Sprint(want) {
+		t.Errorf("annotations %q, want %q", msgs, want)
+	}
+	// With room for two, the one left out is the pending note, counted
+	// alone: the schema notes are not findings the annotations owe.
+	got = Annotations(rep, 2, ws, nil)
+	if len(got) != 2 || got[0].Message != "gated schema" || !strings.HasPrefix(got[1].Message, "2 more findings are not annotated") {
+		t.Errorf("with two slots: %+v", got)
+	}
+}
+
 // TestAnnotationsCannotInject: text from a log cannot end the command,
 // start a new one, or add properties.
 func TestAnnotationsCannotInject(t *testing.T) {

@@ -36,6 +36,21 @@ var kindNames = [...]string{
 // AllKinds lists the observational schema kinds in report order.
 var AllKinds = []string{"nonDefaultDialect", "oneOf", "anyOf", "allOf", "not", "ref", "externalRef", "untypedProperty"}
 
+// NonDefaultDialect is the kind of a schema whose root $schema names a
+// dialect other than the one MCP assumes.
+const NonDefaultDialect = "nonDefaultDialect"
+
+// Dialect is the first root $schema among the given schemas that names a
+// dialect other than MCP's default, as written; "" when none does.
+func Dialect(schemas ...gjson.Result) string {
+	for _, s := range schemas {
+		if v := s.Get(`\$schema`); v.Type == gjson.String && v.Str != "" && strings.TrimSuffix(v.Str, "#") != defaultDialect {
+			return v.Str
+		}
+	}
+	return ""
+}
+
 // defaultDialect is the JSON Schema dialect MCP assumes when $schema is absent.
 const defaultDialect = "https://json-schema.org/draft/2020-12/schema"
 
