@@ -130,7 +130,7 @@ func (s *session) wireRules(fc *frameCtx) {
 	// after the reader has refilled the buffer m.method points into.
 	case kindRequest:
 		msg.Kind, msg.Method = wire.Request, clone(m.method)
-		if c := fc.call; c != nil && c.method == m.method {
+		if c := fc.call; c != nil && c.method == m.method && taskAugmentable(m.method) {
 			if t := m.paramField("task"); t.Exists() && t.Type != gjson.Null {
 				c.wireTask = true
 			}
@@ -289,4 +289,17 @@ func wireSender(s wire.Sender) Party {
 		return PartyClient
 	}
 	return PartyServer
+}
+
+// taskAugmentable reports a method whose request may ask to run as a task
+// (2025-11-25's TaskAugmentedRequestParams), so that its answer is a
+// CreateTaskResult. Other requests carrying params.task are not task-
+// augmented: the TS SDK (1.32) puts task in its tasks/get and tasks/result
+// polls, which answer with the task or its payload.
+func taskAugmentable(method string) bool {
+	switch method {
+	case "tools/call", "sampling/createMessage", "elicitation/create":
+		return true
+	}
+	return false
 }

@@ -88,6 +88,12 @@ func TestWireFindings(t *testing.T) {
 		want: []string{`note 5: session s line 5: wire: tools/call result: /task: missing property "status" (2025-11-25 CreateTaskResult)`},
 		revs: []string{"2025-11-25"},
 	}, {
+		name: "a tasks/get poll with task in its params is answered with the task (TS SDK 1.32)",
+		frames: append(initialize("2025-11-25", "2025-11-25"),
+			"c2s 10 "+rpcRequest("2", "tasks/get", `{"taskId":"t1","task":{"ttl":60000}}`),
+			"s2c 20 "+rpcResult("2", `{"taskId":"t1","status":"working","createdAt":"2025-11-25T00:00:00Z","lastUpdatedAt":"2025-11-25T00:00:00Z","ttl":60000}`)),
+		revs: []string{"2025-11-25"},
+	}, {
 		name: "an error response is held to the error shape",
 		frames: append(initialize("2025-03-26", "2025-03-26"),
 			"c2s 10 "+rpcRequest("1", "tools/list", `{}`),

@@ -95,6 +95,9 @@ func (r *revision) read() error {
 		return fmt.Errorf("schema %s holds no definitions", r.name)
 	}
 	r.defs = defs
+	if missed := applyErrata(r.name, defs); len(missed) > 0 {
+		return fmt.Errorf("schema %s: an erratum found no %s to correct", r.name, strings.Join(missed, ", "))
+	}
 
 	c, err := newCompiler(r.name, doc)
 	if err != nil {
