@@ -124,12 +124,24 @@ func PortableName(s string) string {
 }
 
 // OpenSessionLog creates the log of a new session under <state>/sessions
-// (folders 0700, file 0600) and returns it with its path.
+// (folders 0700, file 0600) and returns it with its path. The file is new
+// (a session id is never reused) and is created without following a link
+// (OpenStateFile).
 func OpenSessionLog(sessionID string) (*os.File, string, error) {
-	if err := os.MkdirAll(SessionsDir(), 0o700); err != nil {
-		return nil, SessionLogPath(sessionID), err
+	path := SessionLogPath(sessionID)
+	dir, err := MakeStateDir("sessions")
+	if err != nil {
+		return nil, path, err
 	}
-	return OpenLogFile(SessionLogPath(sessionID))
+	path = filepath.Join(dir, PortableName(sessionID)+".jsonl")
+	f, err := OpenStateFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, path, err
+	}
+	if abs, aerr := filepath.Abs(path); aerr == nil {
+		path = abs
+	}
+	return f, path, nil
 }
 
 // OpenLogFile opens path for appending frames (creating it with mode 0600),

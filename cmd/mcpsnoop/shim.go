@@ -271,6 +271,9 @@ func openLog(st shimSettings, stderr io.Writer, who string) (f *os.File, path, s
 		}
 	default:
 		f, path, err = capture.OpenSessionLog(sid)
+		if w := capture.StateDirWarning(); w != "" && err == nil {
+			fmt.Fprintf(stderr, "%s: %s\n", who, w)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: warning: cannot write the log %s: %v; forwarding without a log\n", who, path, atomicfile.PlainError(err))
