@@ -258,7 +258,7 @@ func openShimLog(st shimSettings, args []string, stderr io.Writer, warn *capture
 // or one in the state directory. A log that cannot be opened is a warning
 // on stderr (prefixed by who) and a nil file: traffic is forwarded without
 // one.
-func openLog(st shimSettings, stderr io.Writer, who string) (f *os.File, path, sid string) {
+func openLog(st shimSettings, stderr io.Writer, who string) (f *capture.LogFile, path, sid string) {
 	sid = capture.NewSessionID(st.label)
 	var err error
 	switch {
