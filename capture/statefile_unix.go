@@ -21,3 +21,9 @@ func openNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return f, err
 }
 
+// openForRead opens path for reading, following links, with O_NONBLOCK so
+// that opening a FIFO does not wait for a writer; the caller checks what
+// it opened before reading.
+func openForRead(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
