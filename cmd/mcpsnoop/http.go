@@ -94,7 +94,7 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	if err != nil {
 		return httpFail("%v", err)
 	}
-	cfg, err := capture.LoadConfig(capture.ConfigFile)
+	cfg, notice, err := loadProjectConfig("mcpsnoop http")
 	if err != nil {
 		return httpFail("%v", err)
 	}
@@ -108,6 +108,9 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	// may be a full pipe nobody reads. Closed last, after the sink's words.
 	notes := capture.NewNotices(cmd.ErrOrStderr())
 	defer notes.Close(capture.NoticeFlush)
+	if notice != "" {
+		notes.Say(notice)
+	}
 	if st.sink, err = o.shim.otlp.open("mcpsnoop http", notes); err != nil {
 		return httpFail("%v", err)
 	}
