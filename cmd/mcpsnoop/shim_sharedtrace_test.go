@@ -17,10 +17,11 @@ import (
 )
 
 // Four shims given one --trace-file record real SDK sessions at once, each
-// with calls in flight together whose results are 150 KB (more than a
-// write piece, so a frame was written in several calls and the shims'
-// pieces interleaved): every line of the shared file is a whole frame, each
-// session's frames are all there, and check reads the file and passes.
+// with calls in flight together whose results are 150 KB and 1.5 MB (more
+// than a write piece, so a frame was written in several calls and the
+// shims' pieces interleaved): every line of the shared file is a whole
+// frame, each session's frames are all there, and check reads the file and
+// passes.
 func TestShimsShareATraceFile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
@@ -31,9 +32,9 @@ func TestShimsShareATraceFile(t *testing.T) {
 	const (
 		shims   = 4
 		callers = 4 // calls in flight at once in each session
-		calls   = 6 // each
-		size    = 150_000
+		calls   = 6 // each, of the sizes in turn
 	)
+	sizes := []int{150_000, 1_500_000}
 	ctx := withTimeout(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, shims*callers)
@@ -55,7 +56,8 @@ func TestShimsShareATraceFile(t *testing.T) {
 				callWG.Add(1)
 				go func() {
 					defer callWG.Done()
-					for range calls {
+					for n := range calls {
+						size := sizes[n%len(sizes)]
 						res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "big", Arguments: map[string]any{"size": size}})
 						if err != nil {
 							errs <- fmt.Errorf("shim %d: call: %v", i, err)
@@ -84,7 +86,7 @@ func TestShimsShareATraceFile(t *testing.T) {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	big := map[string]int{}
 	line, torn := 0, 0
 	for sc.Scan() {
@@ -100,7 +102,7 @@ func TestShimsShareATraceFile(t *testing.T) {
 			}
 			continue
 		}
-		if len(fr.Raw) > size {
+		if len(fr.Raw) > sizes[0] {
 			big[fr.SessionID]++
 		}
 	}
