@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // .mcpsnoop.toml in the working directory sets the label, the log file and
@@ -183,6 +184,17 @@ func testShimConfigOTLP(t *testing.T, bins shimBins) {
 	// The user's own token on the command line never goes to the
 	// collector a file named, trusted or not.
 	p := startShim(t, bins, dir, home, "--otlp-header", "authorization=Bearer user-token", "--", bins.server, "-mode", "cat")
+	// A call that ends, should the shim run (it must not): each line is
+	// echoed back before the next goes.
+	for _, line := range []string{call, answer} {
+		_ = p.stdout.SetReadDeadline(time.Now().Add(20 * time.Second))
+		if _, err := io.WriteString(p.stdin, line); err != nil {
+			break
+		}
+		if _, err := p.out.ReadString('\n'); err != nil {
+			break
+		}
+	}
 	p.stdin.Close()
 	if code := p.wait(); code != 2 || !strings.Contains(p.stderr.String(), "--otlp-header goes only to the collector given with --otlp-endpoint") {
 		t.Errorf("exit %d\n%s", code, p.stderr.String())
