@@ -24,11 +24,16 @@ import (
 type LogFile struct {
 	f       *os.File
 	regular bool
+	lk      *os.File // what the lock is taken on: f, or a handle of its own (lockHandle)
 }
 
 func newLogFile(f *os.File) *LogFile {
 	info, err := f.Stat()
-	return &LogFile{f: f, regular: err == nil && info.Mode().IsRegular()}
+	l := &LogFile{f: f, regular: err == nil && info.Mode().IsRegular()}
+	if l.regular {
+		l.lk = lockHandle(f)
+	}
+	return l
 }
 
 // File is the open file.
@@ -45,8 +50,8 @@ func (l *LogFile) Write(p []byte) (int, error) {
 	// A file system without locks (some network and FUSE mounts) is
 	// written without: one write call per frame still keeps frames whole
 	// where appends are atomic.
-	if filelock.Lock(l.f) == nil {
-		defer filelock.Unlock(l.f)
+	if filelock.Lock(l.lk) == nil {
+		defer filelock.Unlock(l.lk)
 	}
 	start, serr := l.f.Seek(0, io.SeekEnd) // where this write lands, under the lock
 	n, err := l.f.Write(p)
@@ -74,7 +79,12 @@ func (l *LogFile) ReserveRoom(n int) (func(), error) {
 }
 
 // Close closes the file (and so lets go of any lock).
-func (l *LogFile) Close() error { return l.f.Close() }
+func (l *LogFile) Close() error {
+	if l.lk != nil && l.lk != l.f {
+		l.lk.Close()
+	}
+	return l.f.Close()
+}
 
 // OpenSessionLog creates the log of a new session under <state>/sessions
 // (folders 0700, file 0600) and returns it with its path. The file is new
@@ -122,8 +132,8 @@ func (l *LogFile) endLine() {
 	if !l.regular {
 		return
 	}
-	if filelock.Lock(l.f) == nil {
-		defer filelock.Unlock(l.f)
+	if filelock.Lock(l.lk) == nil {
+		defer filelock.Unlock(l.lk)
 	}
 	r, err := os.Open(l.f.Name())
 	if err != nil {
