@@ -26,14 +26,10 @@ type ProjectConfig struct {
 // LoadProjectConfig reads ConfigFile in dir (the working directory: the
 // shim never looks in parent folders). nil, nil when there is none.
 func LoadProjectConfig(dir string) (*ProjectConfig, error) {
-	abs, err := filepath.Abs(dir)
+	path, abs, err := ProjectConfigPath(dir)
 	if err != nil {
 		return nil, err
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	path := filepath.Join(abs, ConfigFile)
 	data, err := ReadConfigFile(path)
 	if data == nil || err != nil {
 		return nil, err
@@ -45,6 +41,19 @@ func LoadProjectConfig(dir string) (*ProjectConfig, error) {
 	p := &ProjectConfig{Path: path, Dir: abs, Digest: ConfigDigest(data), Config: cfg}
 	p.Trusted, p.Changed, p.TrustErr = lookupTrust(path, p.Digest)
 	return p, nil
+}
+
+// ProjectConfigPath is the config file of the project folder dir as trust
+// records it, and the folder: absolute, with its links resolved.
+func ProjectConfigPath(dir string) (path, folder string, err error) {
+	folder, err = filepath.Abs(dir)
+	if err != nil {
+		return "", "", err
+	}
+	if real, err := filepath.EvalSymlinks(folder); err == nil {
+		folder = real
+	}
+	return filepath.Join(folder, ConfigFile), folder, nil
 }
 
 // An Ignored setting is one an untrusted config may not make: Key is the

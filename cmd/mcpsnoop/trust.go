@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
@@ -74,7 +73,10 @@ func runTrust(cmd *cobra.Command, args []string, o trustOptions) error {
 		return trustFail(2, "%s is not a folder", termsafe.Clean(dir, false))
 	}
 	if o.revoke {
-		path := configPathIn(dir)
+		path, _, err := capture.ProjectConfigPath(dir)
+		if err != nil {
+			return trustFail(1, "%v", err)
+		}
 		removed, err := capture.Revoke(path)
 		if err != nil {
 			return trustFail(1, "%v", err)
@@ -91,7 +93,8 @@ func runTrust(cmd *cobra.Command, args []string, o trustOptions) error {
 		return trustFail(1, "%v", err)
 	}
 	if p == nil {
-		return trustFail(1, "there is no %s in %s", capture.ConfigFile, termsafe.Clean(configPathIn(dir), false))
+		path, _, _ := capture.ProjectConfigPath(dir)
+		return trustFail(1, "there is no %s in %s", capture.ConfigFile, termsafe.Clean(path, false))
 	}
 	changed, err := capture.Trust(p.Path, p.Digest)
 	if err != nil {
@@ -105,19 +108,6 @@ func runTrust(cmd *cobra.Command, args []string, o trustOptions) error {
 	writeTrustGrants(out, p)
 	fmt.Fprintf(out, "a change to the file makes it untrusted again; undo this with: mcpsnoop trust --revoke %s\n", termsafe.Clean(shellWord(p.Dir), false))
 	return nil
-}
-
-// configPathIn is the config file of dir as trust records it: the folder
-// absolute and its links resolved (as LoadProjectConfig names it).
-func configPathIn(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		abs = dir
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	return filepath.Join(abs, capture.ConfigFile)
 }
 
 // writeTrustGrants says what trusting the file lets it do, so the user
