@@ -123,6 +123,23 @@ func OpenLogFile(path string) (*LogFile, string, error) {
 	return l, path, nil
 }
 
+// OpenStateLog opens a log mcpsnoop names itself in the state directory
+// and appends to (replays/<recorded-session>.jsonl, whose name is
+// predictable) as OpenLogFile does, but never through a link and only
+// when it is a regular file (OpenStateFile). Its folder must exist.
+func OpenStateLog(path string) (*LogFile, string, error) {
+	f, err := OpenStateFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, path, err
+	}
+	l := newLogFile(f)
+	l.endLine()
+	if abs, aerr := filepath.Abs(path); aerr == nil {
+		path = abs
+	}
+	return l, path, nil
+}
+
 // endLine ends a torn last line of an existing log (an earlier writer was
 // killed mid-line) before anything is appended, so the new frames start on
 // a line of their own and a reader loses only the torn frame. It looks and

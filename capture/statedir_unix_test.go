@@ -190,3 +190,36 @@ func TestOpenStateFile(t *testing.T) {
 	}
 	f.Close()
 }
+
+// OpenStateLog appends to a replay log as OpenLogFile does, ending a torn
+// last line first, and refuses one planted as a link.
+func TestOpenStateLog(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "replayed-session.jsonl")
+	if err := os.WriteFile(path, []byte(`{"torn`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, abs, err := OpenStateLog(path)
+	if err != nil || abs != path {
+		t.Fatalf("%v %s", err, abs)
+	}
+	l.Write([]byte("{}\n"))
+	l.Close()
+	if got, _ := os.ReadFile(path); string(got) != "{\"torn\n{}\n" {
+		t.Errorf("the log holds %q", got)
+	}
+	victim := filepath.Join(dir, "victim")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "planted.jsonl")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := OpenStateLog(link); !errors.Is(err, ErrLinkRefused) {
+		t.Errorf("a planted link: %v", err)
+	}
+	if got, _ := os.ReadFile(victim); string(got) != "precious\n" {
+		t.Errorf("the victim holds %q", got)
+	}
+}
