@@ -173,7 +173,7 @@ case "$rc" in
   1) missing "$repo has no release $tag (no $url/checksums.txt)" ;;
   *) missing "could not download the checksums of $repo $tag" ;;
 esac
-want=$(awk -v f="$asset" '$2 == f || $2 == "*" f { print $1 }' "$dir/checksums.txt" | head -n 1)
+want=$(awk -v f="$asset" '($2 == f || $2 == "*" f) && !done { print $1; done = 1 }' "$dir/checksums.txt")
 [ -n "$want" ] || missing "$repo $tag has no $asset in its checksums.txt"
 rc=0
 fetch "$url/$asset" "$dir/$asset" || rc=$?
@@ -229,7 +229,7 @@ chmod +x "$bin"
 # a sanity check (a binary can say anything): for a commit pin, the
 # attestation above is what binds the archive to the commit.
 said=$("$bin" version 2>&1) || refuse "$bin does not run: $said"
-first=$(printf '%s\n' "$said" | head -n 1)
+first=${said%%$'\n'*} # no pipe: head closing early would be SIGPIPE under pipefail
 [ "$first" = "mcpsnoop $version" ] || refuse "the binary of $repo $tag says \"$first\", not \"mcpsnoop $version\": refusing it"
 if [ -n "$pinned_commit" ]; then
   case "$said" in

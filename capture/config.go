@@ -3,8 +3,8 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -40,16 +40,51 @@ var configKeys = map[string]bool{
 
 const knownConfigKeys = "label, trace-file, log-dir, max-log-size, no-trace, redact-secrets, redact-key, redact-value, redact-path, otlp-endpoint, otlp-header"
 
-// LoadConfig reads path; a missing file is no config (nil, nil).
+// MaxConfigSize is the largest config file read: a project's config
+// comes with the repository, so its size is bounded like any input's.
+const MaxConfigSize = 1 << 20
+
+// LoadConfig reads path; a missing file is no config (nil, nil). The file
+// must be a regular file (a link to one is followed) of at most
+// MaxConfigSize bytes: a FIFO would hang the shim before its server
+// starts, and a link to /dev/zero would fill its memory.
 func LoadConfig(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadConfigFile(path)
+	if data == nil || err != nil {
+		return nil, err
+	}
+	return ParseConfig(path, data)
+}
+
+// ReadConfigFile reads a config file as LoadConfig does: nil, nil when it
+// is missing.
+func ReadConfigFile(path string) ([]byte, error) {
+	f, err := openForRead(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return ParseConfig(path, data)
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %s, not a regular file; a config is read only from a regular file", path, fileKind(info.Mode()))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > MaxConfigSize {
+		return nil, fmt.Errorf("%s: larger than %s; a config file is at most that", path, FormatSize(MaxConfigSize))
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
 }
 
 // ParseConfig reads a config file's text; name prefixes its errors.
@@ -62,20 +97,31 @@ func LoadConfig(path string) (*Config, error) {
 // several) for the repeatable keys, 'literal' strings and trailing
 // comments. Inside "double quotes" a backslash is kept as written (no
 // escapes), so a pattern like "sk-\d+" means what it says.
+//
+// It reads the text once, front to back: an array over many lines is
+// scanned from its opening bracket to its closing one, never again from
+// its start as each line is added (which made a 40,000-line array take
+// minutes).
 func ParseConfig(name string, data []byte) (*Config, error) {
 	c := &Config{}
 	seen := map[string]int{}
-	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
-	for i := 0; i < len(lines); i++ {
-		n := i + 1
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	n := 0 // the number of the line at pos
+	for pos := 0; pos < len(text); {
+		n++
+		end := lineEnd(text, pos)
+		raw := text[pos:end]
+		lineNo := n
 		fail := func(format string, args ...any) error {
-			return fmt.Errorf("%s: line %d: %s", name, n, fmt.Sprintf(format, args...))
+			return fmt.Errorf("%s: line %d: %s", name, lineNo, fmt.Sprintf(format, args...))
 		}
-		t := strings.TrimSpace(lines[i])
-		if i == 0 {
+		next := end + 1
+		t := strings.TrimSpace(raw)
+		if pos == 0 {
 			t = strings.TrimPrefix(t, "\uFEFF")
 		}
 		if t == "" || t[0] == '#' {
+			pos = next
 			continue
 		}
 		if t[0] == '[' {
@@ -93,18 +139,22 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		if prev, dup := seen[key]; dup && !repeatable {
 			return nil, fail("%s is already set on line %d", key, prev)
 		}
-		seen[key] = n
+		seen[key] = lineNo
 		var values []string
 		if strings.HasPrefix(val, "[") {
 			if !repeatable {
 				return nil, fail("%s takes one value, not an array", key)
 			}
-			text := val
-			for !arrayClosed(text) && i+1 < len(lines) {
-				i++
-				text += "\n" + lines[i]
+			eq := strings.IndexByte(raw, '=')
+			open := pos + eq + 1 + strings.IndexByte(raw[eq+1:], '[')
+			items, closed, err := scanArray(text[open:])
+			if err == nil {
+				after := open + closed // just past the closing bracket
+				end = lineEnd(text, after)
+				err = onlyComment(text[after:end])
+				n += strings.Count(text[pos:after], "\n")
+				next = end + 1
 			}
-			items, err := parseArray(text)
 			if err != nil {
 				return nil, fail("%s: %v", key, err)
 			}
@@ -119,8 +169,18 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		if err := c.set(key, values); err != nil {
 			return nil, fail("%v", err)
 		}
+		pos = next
 	}
 	return c, nil
+}
+
+// lineEnd is the index of the newline that ends the line at pos, or the
+// text's length.
+func lineEnd(text string, pos int) int {
+	if i := strings.IndexByte(text[pos:], '\n'); i >= 0 {
+		return pos + i
+	}
+	return len(text)
 }
 
 func (c *Config) set(key string, values []string) error {
@@ -237,26 +297,13 @@ func onlyComment(rest string) error {
 	return nil
 }
 
-// arrayClosed reports whether text, which starts an array, holds its
-// closing bracket (outside strings and comments).
-func arrayClosed(text string) bool {
-	_, _, err := scanArray(text)
-	return err == nil || !errors.Is(err, errOpenArray)
-}
-
 var errOpenArray = errors.New("the array is never closed")
 
-// parseArray reads an array of strings, which may span lines and hold
-// comments and a trailing comma.
-func parseArray(text string) ([]string, error) {
-	items, rest, err := scanArray(text)
-	if err != nil {
-		return nil, err
-	}
-	return items, onlyComment(rest)
-}
-
-func scanArray(text string) (items []string, rest string, err error) {
+// scanArray reads an array of strings that starts text ('['), which may
+// span lines and hold comments and a trailing comma, and returns its
+// items and the index just past its closing bracket. It reads each byte
+// of text once at most.
+func scanArray(text string) (items []string, end int, err error) {
 	i := 1 // past '['
 	wantValue := true
 	for {
@@ -264,36 +311,38 @@ func scanArray(text string) (items []string, rest string, err error) {
 			i++
 		}
 		if i >= len(text) {
-			return nil, "", errOpenArray
+			return nil, 0, errOpenArray
 		}
 		switch c := text[i]; {
 		case c == '#':
 			nl := strings.IndexByte(text[i:], '\n')
 			if nl < 0 {
-				return nil, "", errOpenArray
+				return nil, 0, errOpenArray
 			}
 			i += nl
 		case c == ']':
-			return items, text[i+1:], nil
+			return items, i + 1, nil
 		case c == ',':
 			if wantValue {
-				return nil, "", errors.New("an array has an empty element")
+				return nil, 0, errors.New("an array has an empty element")
 			}
 			wantValue = true
 			i++
 		case c == '"' || c == '\'':
 			if !wantValue {
-				return nil, "", errors.New("array elements must be separated by commas")
+				return nil, 0, errors.New("array elements must be separated by commas")
 			}
-			s, after, qerr := quoted(text[i:])
-			if qerr != nil || strings.Contains(s, "\n") {
-				return nil, "", fmt.Errorf("an array string has no closing %c on its line", c)
+			// The string ends on its line: look no further than that.
+			line := text[i:lineEnd(text, i)]
+			s, after, qerr := quoted(line)
+			if qerr != nil {
+				return nil, 0, fmt.Errorf("an array string has no closing %c on its line", c)
 			}
 			items = append(items, s)
-			i = len(text) - len(after)
+			i += len(line) - len(after)
 			wantValue = false
 		default:
-			return nil, "", errors.New("array elements must be quoted strings")
+			return nil, 0, errors.New("array elements must be quoted strings")
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package capture
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -88,5 +90,85 @@ func TestLoadConfig(t *testing.T) {
 	}
 	if c, err := LoadConfig(path); err != nil || *c.Label != "x" {
 		t.Fatalf("%+v %v", c, err)
+	}
+}
+
+// longArray is a config whose one array spans n lines.
+func longArray(n int) []byte {
+	var b strings.Builder
+	b.WriteString("redact-key = [\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  \"key%d\",\n", i)
+	}
+	b.WriteString("]\n")
+	return []byte(b.String())
+}
+
+// A config is read in time and memory that grow with its size, not its
+// square: an array over thousands of lines is scanned once, not again
+// from its start for each line (a 40,000-line array took minutes). Bytes
+// allocated are counted, not seconds, so a busy machine does not matter:
+// parsing allocates a small multiple of the input, and twice the input
+// allocates about twice as much.
+func TestParseConfigIsLinear(t *testing.T) {
+	allocated := func(data []byte) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		c, err := ParseConfig(ConfigFile, data)
+		runtime.ReadMemStats(&after)
+		if err != nil || len(c.RedactKeys) == 0 {
+			t.Fatalf("%v", err)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := longArray(4000), longArray(8000)
+	a, b := allocated(small), allocated(large)
+	if per := a / uint64(len(small)); per > 32 {
+		t.Errorf("parsing %d bytes allocated %d bytes, %d per byte of input", len(small), a, per)
+	}
+	if b > 3*a {
+		t.Errorf("twice the input allocated %.1f times as much (%d, then %d bytes)", float64(b)/float64(a), a, b)
+	}
+	c, err := ParseConfig(ConfigFile, append(longArray(3), "label = \"after\"\n"...))
+	if err != nil || len(c.RedactKeys) != 3 || *c.Label != "after" {
+		t.Errorf("the line after an array: %+v %v", c, err)
+	}
+	_, err = ParseConfig(ConfigFile, []byte("label = x\nredact-key = [\n\"a\",\n\"b\"\n] oops\n"))
+	if err == nil || !strings.Contains(err.Error(), `line 2: redact-key: unexpected "oops" after the value`) {
+		t.Errorf("text after a closing bracket: %v", err)
+	}
+	_, err = ParseConfig(ConfigFile, []byte("redact-key = [\n\"a\",\n\"b\"\n]\nlabel = x\nlabel = y\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 6: label is already set on line 5") {
+		t.Errorf("line numbers after an array: %v", err)
+	}
+}
+
+// The 40,000-line array that took minutes to parse.
+func BenchmarkParseConfigLongArray(b *testing.B) {
+	data := longArray(40000)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := ParseConfig(ConfigFile, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A config larger than MaxConfigSize is refused before it is parsed.
+func TestLoadConfigTooLarge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ConfigFile)
+	big := strings.Repeat("# padding\n", MaxConfigSize/10+1)
+	if err := os.WriteFile(path, []byte(big), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), "larger than 1MiB") {
+		t.Errorf("err %v", err)
+	}
+	if err := os.WriteFile(path, []byte(big[:MaxConfigSize]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(path); err != nil {
+		t.Errorf("a config of exactly the bound: %v", err)
 	}
 }

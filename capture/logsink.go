@@ -42,6 +42,7 @@ type logSink struct {
 	broken    bool   // a torn line could not be cut off: nothing more is written
 	lastFlush time.Time
 	observe   LineObserver // nil unless out is one
+	whole     bool         // out is a file: a frame goes in one call (see flush)
 }
 
 // A LineObserver is a log output that is shown every frame the log is
@@ -71,6 +72,7 @@ func newLogSink(w *LogWriter, out io.WriteCloser, max int64) *logSink {
 		buf: make([]byte, 0, WriteBuffer), lastFlush: time.Now(),
 	}
 	s.observe, _ = out.(LineObserver)
+	s.whole = seekable(out)
 	s.enc = json.NewEncoder(&s.generic)
 	s.enc.SetEscapeHTML(false)
 	s.release = reserveRoom(out, ClosingReserve)
@@ -138,13 +140,20 @@ func (s *logSink) pending() bool { return len(s.ends) > 0 }
 // due reports whether the buffer has waited MaxFlushDelay.
 func (s *logSink) due() bool { return time.Since(s.lastFlush) >= MaxFlushDelay }
 
-// writePiece is the most one call to the output is given. Close gives up
-// on a call that lasts CloseTimeout, so a call must be small enough for an
-// output that drains slowly but steadily (a pipe read at a few hundred
-// KB/s) to finish it well within that: each piece taken restarts the clock.
+// writePiece is the most one call to the output is given, unless one
+// frame is longer. Close gives up on a call that lasts CloseTimeout, so a
+// call must be small enough for an output that drains slowly but steadily
+// (a pipe read at a few hundred KB/s) to finish it well within that: each
+// piece taken restarts the clock.
 const writePiece = 64 << 10
 
-// flush writes the buffer out, in pieces of at most writePiece.
+// flush writes the buffer out, in pieces of at most writePiece that end
+// where a frame ends, so that each call to the output holds whole frames.
+// A frame longer than a piece is written in one call of its own when the
+// output is a file (seekable): a LogFile appends each call in one write
+// under its lock, so frames of several captures sharing the file never
+// interleave, and a file does not wait on a reader. To anything else (a
+// pipe) such a frame goes in pieces.
 func (s *logSink) flush() {
 	s.lastFlush = time.Now()
 	if len(s.ends) > 0 {
@@ -153,7 +162,7 @@ func (s *logSink) flush() {
 			err error
 		)
 		for n < len(s.buf) && err == nil {
-			piece := s.buf[n:min(n+writePiece, len(s.buf))]
+			piece := s.buf[n:s.pieceEnd(n)]
 			if !s.w.beginIO(sort.SearchInts(s.ends, n+1)) {
 				return
 			}
@@ -188,6 +197,32 @@ func (s *logSink) flush() {
 	if cap(s.buf) > 2*WriteBuffer {
 		s.buf = make([]byte, 0, WriteBuffer) // do not keep a huge frame's room
 	}
+}
+
+// pieceEnd is where the piece of the buffer that starts at n ends: at the
+// last frame end within writePiece, or, when the frame at n is longer, at
+// its end (s.whole) or writePiece on.
+func (s *logSink) pieceEnd(n int) int {
+	limit := n + writePiece
+	if i := sort.SearchInts(s.ends, limit+1) - 1; i >= 0 && s.ends[i] > n {
+		return s.ends[i]
+	}
+	next := s.ends[sort.SearchInts(s.ends, n+1)]
+	if s.whole {
+		return next
+	}
+	return min(limit, next)
+}
+
+// seekable reports whether out is a file one can seek in: a regular file
+// or a device, not a pipe, a socket or a terminal.
+func seekable(out io.Writer) bool {
+	sk, ok := out.(io.Seeker)
+	if !ok {
+		return false
+	}
+	_, err := sk.Seek(0, io.SeekCurrent)
+	return err == nil
 }
 
 // close flushes the buffer and, when frames were lost, ends the log with

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
@@ -121,46 +120,4 @@ func PortableName(s string) string {
 		}
 		return '_'
 	}, s)
-}
-
-// OpenSessionLog creates the log of a new session under <state>/sessions
-// (folders 0700, file 0600) and returns it with its path.
-func OpenSessionLog(sessionID string) (*os.File, string, error) {
-	if err := os.MkdirAll(SessionsDir(), 0o700); err != nil {
-		return nil, SessionLogPath(sessionID), err
-	}
-	return OpenLogFile(SessionLogPath(sessionID))
-}
-
-// OpenLogFile opens path for appending frames (creating it with mode 0600),
-// so that several runs can share one file. Its folder must exist.
-func OpenLogFile(path string) (*os.File, string, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, path, err
-	}
-	endLine(f, path)
-	if abs, aerr := filepath.Abs(path); aerr == nil {
-		path = abs
-	}
-	return f, path, nil
-}
-
-// endLine ends a torn last line of an existing log (an earlier writer was
-// killed mid-line) before anything is appended, so the new frames start on
-// a line of their own and a reader loses only the torn frame.
-func endLine(f *os.File, path string) {
-	r, err := os.Open(path)
-	if err != nil {
-		return
-	}
-	defer r.Close()
-	info, err := r.Stat()
-	if err != nil || info.Size() == 0 {
-		return
-	}
-	last := make([]byte, 1)
-	if _, err := r.ReadAt(last, info.Size()-1); err == nil && last[0] != '\n' {
-		f.Write([]byte{'\n'})
-	}
 }

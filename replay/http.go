@@ -79,7 +79,11 @@ func openHTTP(rec *Recording, t Target, answer func(json.RawMessage, string) []b
 	if label == "" || capture.ValidateLabel(label) != nil {
 		label = httpcapture.DefaultLabel(target)
 	}
-	f, path, err := capture.OpenLogFile(t.Log)
+	open := capture.OpenLogFile
+	if t.LogInState {
+		open = capture.OpenStateLog
+	}
+	f, path, err := open(t.Log)
 	if err != nil {
 		return nil, fmt.Errorf("replay log: %w", err)
 	}

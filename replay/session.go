@@ -45,8 +45,12 @@ type Target struct {
 	// Redactor scrubs the HTTP replay's log as a capture would (the stdio
 	// shim reads .mcpsnoop.toml in Dir itself); nil for none.
 	Redactor *capture.Redactor
-	Log      string    // the replay log, appended to (created when missing)
-	Stderr   io.Writer // the shim's and the server's stderr; nil discards it
+	Log      string // the replay log, appended to (created when missing)
+	// LogInState says Log is a name mcpsnoop chose in the state directory
+	// (replays/<session>.jsonl), opened without following a link another
+	// user could have planted; a --replay-log the user named may be one.
+	LogInState bool
+	Stderr     io.Writer // the shim's and the server's stderr; nil discards it
 }
 
 // Options shape one replay.
@@ -209,7 +213,7 @@ func Run(ctx context.Context, rec *Recording, t Target, o Options) (*Result, err
 			return nil, fmt.Errorf("replay log: %w", err)
 		}
 	}
-	offset, err := prepareLog(t.Log)
+	offset, err := prepareLog(t.Log, t.LogInState)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +241,7 @@ func Run(ctx context.Context, rec *Recording, t Target, o Options) (*Result, err
 
 // prepareLog creates the replay log when missing and returns its size: the
 // offset this replay's frames start at.
-func prepareLog(path string) (int64, error) {
+func prepareLog(path string, inState bool) (int64, error) {
 	if path == "" {
 		return 0, errors.New("no replay log to write")
 	}
@@ -246,7 +250,11 @@ func prepareLog(path string) (int64, error) {
 			return 0, fmt.Errorf("replay log %s: its folder %s does not exist", path, dir)
 		}
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	open := os.OpenFile
+	if inState {
+		open = capture.OpenStateFile
+	}
+	f, err := open(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return 0, fmt.Errorf("replay log: %w", err)
 	}

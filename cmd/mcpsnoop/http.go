@@ -61,7 +61,9 @@ Authorization, cookies, Mcp-Session-Id and Last-Event-ID are forwarded and
 never logged. SIGINT or SIGTERM stops listening, ends event streams and
 upgraded connections, gives other exchanges in flight 2s to finish, and
 flushes the log. Flags may also come from a .mcpsnoop.toml
-in the working directory; flags on the command line win.
+in the working directory; flags on the command line win. Until you trust
+that file ("mcpsnoop trust"), the settings in it that would send data off
+this machine or write outside its folder are ignored.
 
 With --otlp-endpoint each call that ends is also sent as a span to an
 OTLP/HTTP collector, in the background: a dead collector costs spans
@@ -94,7 +96,7 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	if err != nil {
 		return httpFail("%v", err)
 	}
-	cfg, err := capture.LoadConfig(capture.ConfigFile)
+	cfg, notice, err := loadProjectConfig("mcpsnoop http")
 	if err != nil {
 		return httpFail("%v", err)
 	}
@@ -108,6 +110,9 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	// may be a full pipe nobody reads. Closed last, after the sink's words.
 	notes := capture.NewNotices(cmd.ErrOrStderr())
 	defer notes.Close(capture.NoticeFlush)
+	if notice != "" {
+		notes.Say(notice)
+	}
 	if st.sink, err = o.shim.otlp.open("mcpsnoop http", notes); err != nil {
 		return httpFail("%v", err)
 	}

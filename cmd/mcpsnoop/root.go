@@ -39,6 +39,8 @@ server's stderr through, and logs each message to
 <state>/sessions/<label>-<pid>-<random>.jsonl. Signals are passed on to the
 server and its exit status is the shim's. Flags may also come from a
 .mcpsnoop.toml in the working directory; flags on the command line win.
+Until you trust that file ("mcpsnoop trust"), the settings in it that would
+send data off this machine or write outside its folder are ignored.
 With --otlp-endpoint URL each call that ends is also streamed as a span to
 an OpenTelemetry collector, never delaying traffic.
 
@@ -71,7 +73,8 @@ authentication: keep it on 127.0.0.1 unless something guards it).`,
   mcpsnoop --metrics-listen 127.0.0.1:9464 # Prometheus metrics of every session, as they happen
   mcpsnoop open                            # look through the newest session
   mcpsnoop export -T html -o session.html  # the newest session as one HTML page
-  mcpsnoop check                           # check the newest log`
+  mcpsnoop check                           # check the newest log
+  mcpsnoop trust                           # let this folder's .mcpsnoop.toml stream spans or log elsewhere`
 	root.AddCommand(newCheckCmd(), newBaselineCmd())
 	for _, c := range extraCommands {
 		root.AddCommand(c())

@@ -87,7 +87,7 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 	if o.killGrace <= 0 {
 		return shimFail("--kill-grace must be positive, got %s", o.killGrace)
 	}
-	cfg, err := capture.LoadConfig(capture.ConfigFile)
+	cfg, notice, err := loadProjectConfig("mcpsnoop")
 	if err != nil {
 		return shimFail("%v", err)
 	}
@@ -104,6 +104,9 @@ func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
 	// through one queue that never waits: stderr may be a full pipe the
 	// client never reads. The server's stderr is forwarded as it comes.
 	notes := capture.NewNotices(stderr)
+	if notice != "" {
+		notes.Say(notice)
+	}
 	if st.sink, err = o.otlp.open("mcpsnoop", notes); err != nil {
 		notes.Close(capture.NoticeFlush)
 		return shimFail("%v", err)
@@ -224,12 +227,15 @@ func mergeShimSettings(cmd *cobra.Command, o *shimOptions, cfg *capture.Config, 
 	}
 	st.redactor = red
 	// The collector: --otlp-endpoint replaces the file's endpoint and its
-	// headers (they may carry a token meant for the file's collector only).
+	// headers (they may carry a token meant for the file's collector only),
+	// and a header on the command line never goes to the file's collector
+	// (it may carry the user's token; the file may come with a repository).
 	if !set("otlp-endpoint") && cfg.OTLPEndpoint != nil {
-		o.otlp.endpoint = *cfg.OTLPEndpoint
-		if !set("otlp-header") {
-			o.otlp.headers = cfg.OTLPHeaders
+		if set("otlp-header") {
+			return st, errors.New("--otlp-header goes only to the collector given with --otlp-endpoint on the command line, never to the one " + capture.ConfigFile + " names; give --otlp-endpoint too")
 		}
+		o.otlp.endpoint = *cfg.OTLPEndpoint
+		o.otlp.headers = cfg.OTLPHeaders
 	} else if cfg.OTLPEndpoint == nil && cfg.OTLPHeaders != nil && !set("otlp-endpoint") {
 		return st, errString(capture.ConfigFile + ": otlp-header needs otlp-endpoint")
 	}
@@ -258,7 +264,7 @@ func openShimLog(st shimSettings, args []string, stderr io.Writer, warn *capture
 // or one in the state directory. A log that cannot be opened is a warning
 // on stderr (prefixed by who) and a nil file: traffic is forwarded without
 // one.
-func openLog(st shimSettings, stderr io.Writer, who string) (f *os.File, path, sid string) {
+func openLog(st shimSettings, stderr io.Writer, who string) (f *capture.LogFile, path, sid string) {
 	sid = capture.NewSessionID(st.label)
 	var err error
 	switch {
@@ -271,6 +277,9 @@ func openLog(st shimSettings, stderr io.Writer, who string) (f *os.File, path, s
 		}
 	default:
 		f, path, err = capture.OpenSessionLog(sid)
+		if w := capture.StateDirWarning(); w != "" && err == nil {
+			fmt.Fprintf(stderr, "%s: %s\n", who, w)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: warning: cannot write the log %s: %v; forwarding without a log\n", who, path, atomicfile.PlainError(err))

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // .mcpsnoop.toml in the working directory sets the label, the log file and
@@ -89,9 +91,11 @@ func testShimBadConfig(t *testing.T, bins shimBins) {
 }
 
 // otlp-endpoint and otlp-header in .mcpsnoop.toml stream the session's
-// spans to that collector with those headers; --otlp-endpoint on the
-// command line replaces both (the file's headers never go to the flag's
-// collector).
+// spans to that collector with those headers once the file is trusted
+// (mcpsnoop trust), and not before, nor after it changed; --otlp-endpoint
+// on the command line replaces both (the file's headers never go to the
+// flag's collector), and an --otlp-header on the command line never goes
+// to the file's collector.
 func testShimConfigOTLP(t *testing.T, bins shimBins) {
 	type post struct{ tenant, auth string }
 	collector := func() (*httptest.Server, func() []post) {
@@ -111,6 +115,7 @@ func testShimConfigOTLP(t *testing.T, bins shimBins) {
 	fromFile, fileGot := collector()
 	fromFlag, flagGot := collector()
 	dir := t.TempDir()
+	home := t.TempDir()
 	config := "otlp-endpoint = \"" + fromFile.URL + "/v1/traces\"\notlp-header = [\"x-tenant=team-a\", \"authorization=Bearer file-token\"]\n"
 	if err := os.WriteFile(filepath.Join(dir, ".mcpsnoop.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
@@ -122,7 +127,7 @@ func testShimConfigOTLP(t *testing.T, bins shimBins) {
 	answer := `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}` + "\n"
 	run := func(flags ...string) string {
 		args := append(append([]string{}, flags...), "--", bins.server, "-mode", "cat")
-		p := startShim(t, bins, dir, t.TempDir(), args...)
+		p := startShim(t, bins, dir, home, args...)
 		echoRoundTrip(t, p, call)
 		echoRoundTrip(t, p, answer)
 		p.stdin.Close()
@@ -132,8 +137,20 @@ func testShimConfigOTLP(t *testing.T, bins shimBins) {
 		return p.stderr.String()
 	}
 
+	// Not trusted: nothing goes to its collector, and the shim says so
+	// once, with the command that trusts it.
 	stderr := run()
-	if !strings.Contains(stderr, "streaming spans to "+fromFile.URL+"/v1/traces") {
+	if n := len(fileGot()); n != 0 {
+		t.Fatalf("an untrusted file's collector got %d posts:\n%s", n, stderr)
+	}
+	if strings.Count(stderr, "is not trusted") != 1 || !strings.Contains(stderr, "ignored: otlp-endpoint "+fromFile.URL+"/v1/traces, otlp-header") ||
+		!strings.Contains(stderr, "run: mcpsnoop trust "+realPath(t, dir)+"\n") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+
+	trust(t, bins, home, dir)
+	stderr = run()
+	if !strings.Contains(stderr, "streaming spans to "+fromFile.URL+"/v1/traces") || strings.Contains(stderr, "is not trusted") {
 		t.Errorf("the file's collector is not named:\n%s", stderr)
 	}
 	got := fileGot()
@@ -163,4 +180,58 @@ func testShimConfigOTLP(t *testing.T, bins shimBins) {
 			t.Errorf("the file's headers went to the flag's collector: %+v", p)
 		}
 	}
+
+	// The user's own token on the command line never goes to the
+	// collector a file named, trusted or not.
+	p := startShim(t, bins, dir, home, "--otlp-header", "authorization=Bearer user-token", "--", bins.server, "-mode", "cat")
+	// A call that ends, should the shim run (it must not): each line is
+	// echoed back before the next goes.
+	for _, line := range []string{call, answer} {
+		_ = p.stdout.SetReadDeadline(time.Now().Add(20 * time.Second))
+		if _, err := io.WriteString(p.stdin, line); err != nil {
+			break
+		}
+		if _, err := p.out.ReadString('\n'); err != nil {
+			break
+		}
+	}
+	p.stdin.Close()
+	if code := p.wait(); code != 2 || !strings.Contains(p.stderr.String(), "--otlp-header goes only to the collector given with --otlp-endpoint") {
+		t.Errorf("exit %d\n%s", code, p.stderr.String())
+	}
+	for _, p := range fileGot() {
+		if p.auth == "Bearer user-token" {
+			t.Errorf("the command line's token went to the file's collector")
+		}
+	}
+
+	// Changed since it was trusted: not trusted any more.
+	if err := os.WriteFile(filepath.Join(dir, ".mcpsnoop.toml"), []byte(config+"# edited\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before = len(fileGot())
+	stderr = run()
+	if n := len(fileGot()); n != before || !strings.Contains(stderr, "has changed since it was trusted") {
+		t.Errorf("a changed file: %d more posts\n%s", n-before, stderr)
+	}
+}
+
+// trust runs "mcpsnoop trust dir" with the state directory home.
+func trust(t *testing.T, bins shimBins, home, dir string) {
+	t.Helper()
+	cmd := exec.Command(bins.shim, "trust", dir)
+	cmd.Env = append(os.Environ(), "MCPSNOOP_HOME="+home)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "trusted ") {
+		t.Fatalf("mcpsnoop trust: %v\n%s", err, out)
+	}
+}
+
+// realPath is dir with its links resolved, as mcpsnoop names a project.
+func realPath(t *testing.T, dir string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
 }

@@ -212,7 +212,7 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	target := replay.Target{Command: command, Shim: shim, ShimArgs: o.redact.args(), URL: o.replay.target, Header: header,
-		Redactor: red, Log: logPath, Stderr: stderr}
+		Redactor: red, Log: logPath, LogInState: o.replayLog == "", Stderr: stderr}
 	where, err := replay.Describe(rec, target)
 	if err != nil {
 		return verifyFail("%s: %v", rec.Source, err)

@@ -71,9 +71,11 @@ func replaysDir() string { return filepath.Join(capture.StateDir(), "replays") }
 // defaultReplayLog is the replay log of a recorded session: one file per
 // session, appended to by each replay of it.
 func defaultReplayLog(sessionID string) (string, error) {
-	dir := replaysDir()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("replay log folder %s: %w", dir, err)
+	// Made and checked as the state directory's own: the name below is
+	// predictable, so the folder must be this user's alone.
+	dir, err := capture.MakeStateDir("replays")
+	if err != nil {
+		return "", fmt.Errorf("replay log folder: %w", err)
 	}
 	name := strings.Map(func(r rune) rune {
 		if r == '/' || r == '\\' || r == os.PathSeparator || r < 0x20 {

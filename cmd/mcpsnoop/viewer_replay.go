@@ -51,7 +51,7 @@ func viewerReplayer(flags replayFlags, header http.Header, red *capture.Redactor
 		if err != nil {
 			return nil, err
 		}
-		target := replay.Target{Shim: shim, ShimArgs: redact.args(), URL: flags.target, Header: header, Redactor: red, Log: log}
+		target := replay.Target{Shim: shim, ShimArgs: redact.args(), URL: flags.target, Header: header, Redactor: red, Log: log, LogInState: true}
 		where, err := replay.Describe(rec, target)
 		if err != nil {
 			return nil, err

@@ -68,6 +68,11 @@ Only that server's entry is rewritten (its keys come out sorted, unless it
 holds comments: then only its command and args change, in place); every
 other byte of the file, comments and trailing commas included, stays as it
 was. Before the first change the file is saved as <config>.mcpsnoop.bak.
+The file is locked while it is read, changed and written, so wraps run at
+once all land; it is read again before it is replaced, and left alone when
+something else changed it meanwhile. A read-only file is refused. A file
+with other hard links is written in place, once a backup of it is there
+and reads back, so that every name keeps seeing it.
 Wrapping a server that already runs mcpsnoop does nothing. A remote server
 (one with a url) is not wrapped: wrap prints the "mcpsnoop http" command
 that records it instead. "mcpsnoop unwrap SERVER" undoes it.
@@ -96,10 +101,11 @@ func newUnwrapCmd() *cobra.Command {
 		Use:   "unwrap SERVER... | --all",
 		Short: "Stop routing MCP servers of a client's config through mcpsnoop",
 		Long: `Unwrap undoes "mcpsnoop wrap SERVER": the command and args after the first
-"--" of the entry become its command and args again. When the file then
-means the same as the backup wrap saved, the backup's bytes are written back
-as they were (comments included). Once no server in the file runs mcpsnoop
-the backup is removed. Unwrapping a server that does not run mcpsnoop does
+"--" of the entry become its command and args again. Only what wrap added
+is taken out: edits made to the file since, comments included, stay. An
+entry nobody edited since the wrap gets back the very bytes it had before
+it, from the backup. Once no server in the file runs mcpsnoop the backup is
+removed. It locks and checks the file as wrap does. Unwrapping a server that does not run mcpsnoop does
 nothing. --client, --global and --config find the file as for wrap.
 
 Exit codes: 0 done or nothing to do; 1 the config is missing, malformed,
