@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -80,8 +81,31 @@ func (h *httpRun) stop(t *testing.T) int {
 	return -1
 }
 
-// httpLogFrames reads the one log in the state directory.
+// httpLogFrames reads the one log in the state directory: the frames
+// after its meta frame (httpMeta).
 func httpLogFrames(t *testing.T, home string) []capture.Frame {
+	t.Helper()
+	_, frames := httpMeta(t, httpLogAll(t, home))
+	return frames
+}
+
+// httpMeta checks that an HTTP proxy's log starts with its meta frame,
+// naming a target and nothing else, and returns the target and the frames
+// after it.
+func httpMeta(t *testing.T, frames []capture.Frame) (capture.HTTPTarget, []capture.Frame) {
+	t.Helper()
+	var m struct {
+		Target *capture.HTTPTarget `json:"target"`
+	}
+	if len(frames) == 0 || frames[0].Direction != capture.Meta || frames[0].Seq != 1 ||
+		json.Unmarshal(frames[0].Raw, &m) != nil || m.Target == nil || strings.Count(string(frames[0].Raw), ":") != 4 {
+		t.Fatalf("the log does not start with a meta frame naming the target: %+v", frames[:min(1, len(frames))])
+	}
+	return *m.Target, frames[1:]
+}
+
+// httpLogAll reads every frame of the one log in the state directory.
+func httpLogAll(t *testing.T, home string) []capture.Frame {
 	t.Helper()
 	path := sessionLog(t, home)
 	data, err := os.ReadFile(path)
@@ -157,7 +181,9 @@ func TestHTTPCommandFaults(t *testing.T) {
 		}
 	}))
 	defer target.Close()
-	h := startHTTP(t, "--target", target.URL+"/mcp", "--listen", "127.0.0.1:0", "--label", "faults")
+	// The proxy lets evil.example's Origin through (--allow-origin), so
+	// the server's own 403 for it is what the log records.
+	h := startHTTP(t, "--target", target.URL+"/mcp", "--listen", "127.0.0.1:0", "--label", "faults", "--allow-origin", "https://evil.example")
 	url := "http://" + h.addr + "/mcp"
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()

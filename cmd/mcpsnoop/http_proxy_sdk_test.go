@@ -232,6 +232,7 @@ func (r *sdkRig) finish(t *testing.T) []capture.Frame {
 			t.Errorf("frame %d is out of order: seq %d", i, f.Seq)
 		}
 	}
+	_, frames = httpMeta(t, frames)
 	return frames
 }
 
