@@ -78,11 +78,11 @@ func TestProxyDNSRebindingGuard(t *testing.T) {
 		status                     int
 	}{
 		{"POST", "evil.example" + port, "http://evil.example" + port, init, 403}, // a rebound name
-		{"POST", "127.0.0.1" + port, "http://evil.example", init, 403},         // a foreign page, by IP
-		{"GET", "evil.example" + port, "", "", 403},                            // a stream: no body to log
-		{"POST", "127.0.0.1" + port, "http://localhost:6274", init, 200},       // a local page
-		{"POST", "localhost" + port, "", init, 200},                            // a client without Origin
-		{"POST", "[::1]" + port, "https://inspector.example", init, 200},       // an allowed origin
+		{"POST", "127.0.0.1" + port, "http://evil.example", init, 403},           // a foreign page, by IP
+		{"GET", "evil.example" + port, "", "", 403},                              // a stream: no body to log
+		{"POST", "127.0.0.1" + port, "http://localhost:6274", init, 200},         // a local page
+		{"POST", "localhost" + port, "", init, 200},                              // a client without Origin
+		{"POST", "[::1]" + port, "https://inspector.example", init, 200},         // an allowed origin
 	}
 	for i, s := range steps {
 		status, body := send(s.method, s.host, s.origin, s.body)
