@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -87,21 +86,6 @@ func httpLogFrames(t *testing.T, home string) []capture.Frame {
 	t.Helper()
 	_, frames := httpMeta(t, httpLogAll(t, home))
 	return frames
-}
-
-// httpMeta checks that an HTTP proxy's log starts with its meta frame,
-// naming a target and nothing else, and returns the target and the frames
-// after it.
-func httpMeta(t *testing.T, frames []capture.Frame) (capture.HTTPTarget, []capture.Frame) {
-	t.Helper()
-	var m struct {
-		Target *capture.HTTPTarget `json:"target"`
-	}
-	if len(frames) == 0 || frames[0].Direction != capture.Meta || frames[0].Seq != 1 ||
-		json.Unmarshal(frames[0].Raw, &m) != nil || m.Target == nil || strings.Count(string(frames[0].Raw), ":") != 4 {
-		t.Fatalf("the log does not start with a meta frame naming the target: %+v", frames[:min(1, len(frames))])
-	}
-	return *m.Target, frames[1:]
 }
 
 // httpLogAll reads every frame of the one log in the state directory.

@@ -472,3 +472,18 @@ func TestHTTPProxySDKStatelessMRTR(t *testing.T) {
 		t.Errorf("counters %v", s.Counters)
 	}
 }
+
+// httpMeta checks that an HTTP proxy's log starts with its meta frame,
+// naming a target and nothing else, and returns the target and the frames
+// after it.
+func httpMeta(t *testing.T, frames []capture.Frame) (capture.HTTPTarget, []capture.Frame) {
+	t.Helper()
+	var m struct {
+		Target *capture.HTTPTarget `json:"target"`
+	}
+	if len(frames) == 0 || frames[0].Direction != capture.Meta || frames[0].Seq != 1 ||
+		json.Unmarshal(frames[0].Raw, &m) != nil || m.Target == nil || strings.Count(string(frames[0].Raw), ":") != 4 {
+		t.Fatalf("the log does not start with a meta frame naming the target: %+v", frames[:min(1, len(frames))])
+	}
+	return *m.Target, frames[1:]
+}
