@@ -182,6 +182,8 @@ func (e *frameEncoder) appendFrame(dst []byte, f *Frame) []byte {
 		dst = append(dst, `,"dropped":`...)
 		dst = strconv.AppendUint(dst, f.Dropped, 10)
 	}
+	dst = e.appendField(dst, `,"host":`, f.Host)
+	dst = appendTrue(dst, `,"by_proxy":true`, f.ByProxy)
 	return append(dst, '}', '\n')
 }
 

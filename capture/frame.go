@@ -78,6 +78,13 @@ type Frame struct {
 	RedactionSkipped bool   `json:"redaction_skipped,omitempty"`
 	LastSeq          uint64 `json:"last_seq,omitempty"`
 	Dropped          uint64 `json:"dropped,omitempty"`
+	// Recorded by mcpsnoop's HTTP proxy, absent from older logs. Host: the
+	// request's Host header as the client sent it (the proxy forwards the
+	// target's), on its c2s frames and on a refusal of the proxy's own.
+	// ByProxy: the proxy answered this itself and the server never saw the
+	// request (a 403 for a Host or Origin its DNS-rebinding guard refused).
+	Host    string `json:"host,omitempty"`
+	ByProxy bool   `json:"by_proxy,omitempty"`
 }
 
 // HasBody reports whether the frame carries any observed content (a JSON
@@ -103,6 +110,7 @@ func (f Frame) Clone() Frame {
 	c.ContentType = strings.Clone(f.ContentType)
 	c.Accept = strings.Clone(f.Accept)
 	c.Origin = strings.Clone(f.Origin)
+	c.Host = strings.Clone(f.Host)
 	c.ReplyTo = bytes.Clone(f.ReplyTo)
 	if f.McpParamHeaders != nil {
 		c.McpParamHeaders = make([]ParamHeader, len(f.McpParamHeaders))
@@ -113,15 +121,27 @@ func (f Frame) Clone() Frame {
 	return c
 }
 
-// SessionMeta is the content of a stdio session's meta frame (seq 1): what
-// was run and where, and which client process started the capture. PPID and
-// PPIDStart together name that process across pid reuse; they are left out
-// when they cannot be read, never guessed.
+// SessionMeta is the content of a session's meta frame (seq 1). A stdio
+// session's says what was run and where, and which client process started
+// the capture (PPID and PPIDStart together name that process across pid
+// reuse; they are left out when they cannot be read, never guessed). An
+// HTTP proxy's (mcpsnoop's addition) names its Target and nothing else.
 type SessionMeta struct {
-	Command   []string `json:"command"`
-	Cwd       string   `json:"cwd,omitempty"`
-	PPID      int      `json:"ppid,omitempty"`
-	PPIDStart string   `json:"ppid_start,omitempty"`
+	Command   []string    `json:"command,omitempty"`
+	Cwd       string      `json:"cwd,omitempty"`
+	PPID      int         `json:"ppid,omitempty"`
+	PPIDStart string      `json:"ppid_start,omitempty"`
+	Target    *HTTPTarget `json:"target,omitempty"`
+}
+
+// HTTPTarget is the server an HTTP proxy forwards to, as its meta frame
+// records it: scheme, host (an IPv6 address without brackets) and port
+// (the scheme's default when the URL gives none), never the URL's user,
+// path or query, which may carry credentials.
+type HTTPTarget struct {
+	Scheme string `json:"scheme"`
+	Host   string `json:"host"`
+	Port   int    `json:"port"`
 }
 
 // JSON is the meta frame's raw value, without HTML escaping so that an "&"

@@ -386,3 +386,29 @@ func TestAnswerBeforeRequestIsInvalid(t *testing.T) {
 		t.Errorf("invalid=%d, verdict %s, failed %v; want 1, findings, [invalid]", s.Counters.Invalid, rep.Verdict, s.FailedSignals)
 	}
 }
+
+// TestProxyRefusalIsNoError: a 403 mcpsnoop's proxy wrote itself (its
+// DNS-rebinding guard, by_proxy) settles the request it refused, which
+// the server never saw: no error, no pending call, one note of the
+// transport's naming what was refused, whatever is gated.
+func TestProxyRefusalIsNoError(t *testing.T) {
+	all, _ := checker.ParseFailOn(allGates)
+	log := partyLog("http",
+		pf{"c2s", `"raw":` + toolCall("1", "echo", "") + `,"host":"evil.example:8080","origin":"http://evil.example"`},
+		pf{"s2c", `"status":403,"by_proxy":true,"reply_to":1,"host":"evil.example:8080","origin":"http://evil.example"`},
+		pf{"s2c", `"status":403,"by_proxy":true,"host":"rebound.example"`})
+	rep := check(t, checker.Config{FailOn: all}, log)
+	sameLines(t, "findings", partyLines(rep), []string{
+		`error transport the proxy refused the request itself with HTTP 403 (Host "evil.example:8080", Origin "http://evil.example"): the server never saw it`,
+		`error transport the proxy refused the request itself with HTTP 403 (Host "rebound.example"): the server never saw it`,
+	})
+	s := rep.Sessions[0]
+	if rep.Verdict != checker.Passed || s.Counters.Errors != 0 || s.Counters.Pending != 0 {
+		t.Errorf("verdict %s, errors %d, pending %d; want passed, 0, 0", rep.Verdict, s.Counters.Errors, s.Counters.Pending)
+	}
+	for _, f := range rep.Findings {
+		if f.Level != checker.LevelNote {
+			t.Errorf("%q at level %s, want note", f.Text, f.Level)
+		}
+	}
+}

@@ -8,6 +8,8 @@ package checker
 // call got its answer, a failure, and must not be left pending.
 
 import (
+	"strconv"
+
 	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
@@ -34,4 +36,35 @@ func (s *session) onStatusReply(fc *frameCtx) {
 	fc.belongsTo(c)
 	c.it.answerHop(f.TS, nil)
 	s.conclude(c, f.TS, true, 0) // the transport error is the call's one error
+}
+
+// refusedByProxy handles a refusal mcpsnoop's HTTP proxy wrote itself (its
+// DNS-rebinding guard's 403, by_proxy): the request never reached the
+// server, so it is no error of anyone's on the wire. The call reply_to
+// names is settled, neither pending nor failed by the server, and the
+// refusal is a note of the transport's that names what was refused.
+func (s *session) refusedByProxy(fc *frameCtx) {
+	f := fc.f
+	if len(f.ReplyTo) > 0 {
+		key := callKey{dir: capture.ClientToServer, id: string(f.ReplyTo), conn: f.ConnID}
+		if c := s.calls.open[key]; c != nil && c.open() && !c.answered {
+			fc.belongsTo(c)
+			c.it.answerHop(f.TS, nil)
+			c.answered, c.end, c.state = true, f.TS, stateFailed
+			s.unpark(c)
+			s.calls.retire(c)
+			s.progressDone(c)
+			s.ended(c)
+		}
+	}
+	text := "the proxy refused the request itself with HTTP " + strconv.Itoa(f.Status) + " (Host " + strconv.Quote(s.serverWords(f.Host))
+	if f.Origin != "" {
+		text += ", Origin " + strconv.Quote(s.serverWords(f.Origin))
+	}
+	text += "): the server never saw it"
+	s.addFinding(findingInput{
+		signal: SignalError, level: LevelNote, party: PartyTransport, phase: phaseFrames,
+		ordinal: fc.ordinal, rank: rankError, seq: f.Seq, path: fc.pos.Path, line: fc.pos.Line,
+		method: fc.method, tool: fc.tool, kind: "the proxy refused the request itself with HTTP <status>", text: text,
+	})
 }

@@ -143,6 +143,10 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	fc := &frameCtx{s: s, f: f, pos: pos, ordinal: ordinal, callIndex: -1}
 	defer fc.finish()
 
+	if f.ByProxy && f.Direction == capture.ServerToClient {
+		s.refusedByProxy(fc)
+		return // the server never saw the request: nothing of its to judge
+	}
 	if !f.HasBody() {
 		if f.Status >= 400 {
 			fc.transportError()

@@ -1,6 +1,8 @@
 // Package ghactions is check's GitHub mode (`mcpsnoop check --github`): it
 // publishes a checker.Report to a GitHub Actions job as step outputs, a job
-// summary and annotations.
+// summary and annotations. Its Guard keeps a runner from obeying workflow
+// commands in text that quotes a log (check --github's report, export -T
+// text in a step).
 //
 // Everything goes through github.com/sethvargo/go-githubactions, whose known
 // v1.3.0 pitfalls are avoided here: its file commands panic when the

@@ -297,10 +297,15 @@ type session struct {
 	mu      sync.Mutex                  // guards answers and res.Declined (the stdio reader answers)
 	answers map[string][]recordedAnswer // recorded answers not used yet
 
-	cursors  map[string]string // the live nextCursor of each list method
-	live     map[string]bool   // tools the replayed tools/list lists
-	building map[string]bool   // a tools/list being paged through
-	listed   bool              // live is a complete listing
+	cursors map[string]string // the live nextCursor of each list method
+	// live holds the tools the replayed tools/list lists, each with its
+	// annotations (nil for none); building is a tools/list being paged
+	// through; listed says live is a complete listing, and unlisted why
+	// the replay's own listing (listLive) could not make one.
+	live     map[string]json.RawMessage
+	building map[string]json.RawMessage
+	listed   bool
+	unlisted string
 }
 
 func (s *session) nextID() json.RawMessage {
@@ -322,6 +327,9 @@ func (s *session) run(ctx context.Context) {
 			}
 		}
 		return
+	}
+	if s.needsLiveListing() {
+		s.listLive(ctx)
 	}
 	for _, r := range s.rec.Steps {
 		if s.o.Only != nil && !s.o.Only(r) {
@@ -351,9 +359,15 @@ func (s *session) run(ctx context.Context) {
 		if edited != nil {
 			name = operationName(r.Method, params)
 		}
-		if r.Method == "tools/call" && s.listed && !s.live[name] {
-			out.NotOffered = true
-			continue
+		if r.Method == "tools/call" {
+			if _, offered := s.live[name]; s.listed && !offered {
+				out.NotOffered = true
+				continue
+			}
+			if why := s.liveSkipReason(name); why != "" {
+				out.Skipped = why
+				continue
+			}
 		}
 		var headers []capture.ParamHeader
 		if edited == nil {
@@ -435,7 +449,12 @@ func (s *session) send(ctx context.Context, r *Request, params json.RawMessage) 
 // call sends one request (x without its id and body) and waits for its
 // final answer, retrying MRTR rounds with the recorded input.
 func (s *session) call(ctx context.Context, out *Outcome, x *exchange, params json.RawMessage) {
-	cctx, cancel := context.WithTimeout(ctx, s.o.CallTimeout)
+	s.callWithin(ctx, s.o.CallTimeout, out, x, params)
+}
+
+// callWithin is call with a time limit of its own.
+func (s *session) callWithin(ctx context.Context, limit time.Duration, out *Outcome, x *exchange, params json.RawMessage) {
+	cctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	start := time.Now()
 	defer func() { out.Elapsed = time.Since(start) }()
@@ -495,7 +514,8 @@ func (s *session) observe(method string, params, msg json.RawMessage) {
 	var res struct {
 		NextCursor *string `json:"nextCursor"`
 		Tools      []struct {
-			Name string `json:"name"`
+			Name        string          `json:"name"`
+			Annotations json.RawMessage `json:"annotations"`
 		} `json:"tools"`
 	}
 	if json.Unmarshal(resultOf(msg), &res) != nil {
@@ -511,10 +531,10 @@ func (s *session) observe(method string, params, msg json.RawMessage) {
 		return
 	}
 	if _, paged := object(params)["cursor"]; !paged || s.building == nil {
-		s.building = map[string]bool{}
+		s.building = map[string]json.RawMessage{}
 	}
 	for _, t := range res.Tools {
-		s.building[t.Name] = true
+		s.building[t.Name] = t.Annotations
 	}
 	if res.NextCursor == nil {
 		s.live, s.listed, s.building = s.building, true, nil
@@ -554,17 +574,24 @@ func (s *session) prepare(r *Request, params json.RawMessage) json.RawMessage {
 		m["_meta"] = encode(meta)
 		return encode(m)
 	case s.rec.ownMeta:
-		m := object(params)
-		meta := object(m["_meta"])
-		meta[metaProtocolVersion] = encode(s.rec.Revision)
-		meta[metaClientInfo] = s.clientInfo()
-		if _, ok := meta[metaClientCapabilities]; !ok {
-			meta[metaClientCapabilities] = encode(s.capabilities())
-		}
-		m["_meta"] = encode(meta)
-		return encode(m)
+		return s.ownMeta(params)
 	}
 	return params
+}
+
+// ownMeta gives params a _meta of the replay's own for the recorded
+// (Modern) revision: the revision, the replay's clientInfo and, unless
+// params carry them, the capabilities the recorded server used.
+func (s *session) ownMeta(params json.RawMessage) json.RawMessage {
+	m := object(params)
+	meta := object(m["_meta"])
+	meta[metaProtocolVersion] = encode(s.rec.Revision)
+	meta[metaClientInfo] = s.clientInfo()
+	if _, ok := meta[metaClientCapabilities]; !ok {
+		meta[metaClientCapabilities] = encode(s.capabilities())
+	}
+	m["_meta"] = encode(meta)
+	return encode(m)
 }
 
 func (s *session) clientInfo() json.RawMessage {

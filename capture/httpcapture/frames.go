@@ -12,8 +12,9 @@ import (
 //
 // A request's routing headers (Mcp-Method, Mcp-Name, Mcp-Param-*) ride
 // only the first frame of a batch; the transport's (MCP-Protocol-Version,
-// Content-Type, Accept, Origin, the connection, and a response's status,
-// challenge and Content-Type) ride every frame. A response frame carries
+// Content-Type, Accept, Origin, Host, the connection, and a response's
+// status, challenge and Content-Type) ride every frame. A refusal of the
+// proxy's own (by_proxy) carries the Host and Origin it refused. A response frame carries
 // reply_to, the id of the exchange's request, when it says nothing a
 // checker could match to that request by itself: no body, or a body that is
 // not JSON-RPC on an HTTP error status; and a server's request that came on
@@ -32,16 +33,24 @@ type obsInfo struct {
 }
 
 func (framer) Frames(ob *capture.Observation, out []capture.Frame) []capture.Frame {
-	o := ob.Info.(*obsInfo)
+	o, ok := ob.Info.(*obsInfo)
+	if !ok { // the meta frame (Log.meta), which has no exchange
+		return append(out, capture.Frame{TS: ob.TS, Direction: ob.Direction, Transport: capture.TransportHTTP, Raw: ob.Data})
+	}
 	x := o.x
 	base := capture.Frame{TS: ob.TS, Transport: capture.TransportHTTP, ConnID: x.conn}
 	if o.kind == obsRequest {
 		base.Direction = capture.ClientToServer
 		base.McpProtocolVersion = x.version
-		base.ContentType, base.Accept, base.Origin = x.contentType, x.accept, x.origin
+		base.ContentType, base.Accept, base.Origin, base.Host = x.contentType, x.accept, x.origin, x.host
 	} else {
 		base.Direction = capture.ServerToClient
 		base.Status, base.AuthChallenge, base.ContentType = o.resp.status, o.resp.challenge, o.resp.contentType
+		if o.resp.byProxy {
+			// The request may have had no body to log: its refusal says
+			// what was refused.
+			base.ByProxy, base.Host, base.Origin = true, x.host, x.origin
+		}
 	}
 	var events []sseEvent
 	switch o.kind {
@@ -129,7 +138,7 @@ func (framer) Dropped(info any) {
 // Written keeps the id of a request body that was exactly one JSON-RPC
 // request, as redacted, for the frames that answer it (reply_to).
 func (framer) Written(ob *capture.Observation, frames []capture.Frame) {
-	if o := ob.Info.(*obsInfo); o.kind == obsRequest && len(frames) == 1 && !frames[0].Batch {
+	if o, ok := ob.Info.(*obsInfo); ok && o.kind == obsRequest && len(frames) == 1 && !frames[0].Batch {
 		o.x.replyTo = requestID(frames[0].Raw)
 	}
 }

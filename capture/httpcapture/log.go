@@ -77,6 +77,7 @@ type exchange struct {
 	contentType string
 	accept      string
 	origin      string
+	host        string // the Host header the client sent
 	// replyTo is the raw id of the body's JSON-RPC request, when the body
 	// was exactly one request; set by the writer when it writes the body.
 	replyTo json.RawMessage
@@ -87,6 +88,7 @@ type responseInfo struct {
 	status      int
 	challenge   string
 	contentType string
+	byProxy     bool // the proxy's own answer (a refusal); the server never saw the request
 }
 
 // LogOptions configures a Log.
@@ -179,6 +181,9 @@ func (l *Log) begin(o observation, done bool) capture.Ticket {
 	}
 	return l.w.Begin(dir, o.x, info)
 }
+
+// meta queues the session's meta frame; before any other, it is seq 1.
+func (l *Log) meta(m capture.SessionMeta) { l.w.Meta(m) }
 
 // add queues a finished observation.
 func (l *Log) add(o observation) { l.begin(o, true) }

@@ -18,12 +18,14 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/internal/hostcheck"
 	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 )
 
@@ -41,8 +43,11 @@ import (
 // response without a body as a frame with only its status, and a target
 // that cannot be reached as a 502 frame after the request it failed. The
 // routing headers (Mcp-Method, Mcp-Name, MCP-Protocol-Version, Mcp-Param-*)
-// and Content-Type, Accept and Origin are recorded; Authorization, cookies,
-// Mcp-Session-Id and Last-Event-ID are forwarded and never recorded.
+// and Content-Type, Accept, Origin and Host are recorded; Authorization,
+// cookies, Mcp-Session-Id and Last-Event-ID are forwarded and never
+// recorded. The log starts with a meta frame naming the target (TargetOf).
+// With a Guard, a request whose Host or Origin it refuses is answered 403
+// by the proxy itself (logged by_proxy) and never forwarded.
 //
 // conn_id, part of the key a checker matches answers with, is the remote
 // address of the client connection that opened the MCP session: an exchange
@@ -70,8 +75,11 @@ type Proxy struct {
 	abort   context.CancelFunc
 	active  inflight
 
+	guard *hostcheck.Policy
+
 	warnMu  sync.Mutex
 	unknown map[string]bool // content-codings already warned about
+	refused bool            // a refusal was warned about
 }
 
 // ProxyOptions configures an Proxy.
@@ -85,11 +93,18 @@ type ProxyOptions struct {
 	// Warn takes a line per unreachable target and such, through a
 	// capture.Notices (Warn itself when it is one); nil for nowhere.
 	Warn io.Writer
+	// Guard is the DNS-rebinding guard (hostcheck.New for the listening
+	// address): a request it refuses gets a 403 of the proxy's own and
+	// never reaches the target. nil checks nothing.
+	Guard *hostcheck.Policy
 }
 
 // NewProxy returns a proxy to o.Target.
 func NewProxy(o ProxyOptions) *Proxy {
-	p := &Proxy{target: o.Target, log: o.Log, unknown: map[string]bool{}}
+	p := &Proxy{target: o.Target, log: o.Log, guard: o.Guard, unknown: map[string]bool{}}
+	if p.log != nil {
+		p.log.meta(capture.SessionMeta{Target: TargetOf(o.Target)})
+	}
 	p.warn, p.ownWarn = capture.NoticesFor(o.Warn)
 	p.sessions.m = map[sessionKey]sessionEntry{}
 	p.closing, p.stop = context.WithCancel(context.Background())
@@ -140,6 +155,20 @@ func ParseTarget(s string) (*url.URL, error) {
 		return nil, fmt.Errorf("invalid target URL %q: no host", s)
 	}
 	return u, nil
+}
+
+// TargetOf is what the log records of a target URL: scheme, host and
+// port (the scheme's default when none is given), never its user, path or
+// query, which may carry credentials. nil for none.
+func TargetOf(u *url.URL) *capture.HTTPTarget {
+	if u == nil {
+		return nil
+	}
+	port, _ := strconv.Atoi(u.Port())
+	if port == 0 {
+		port = map[string]int{"http": 80, "https": 443}[u.Scheme]
+	}
+	return &capture.HTTPTarget{Scheme: u.Scheme, Host: u.Hostname(), Port: port}
 }
 
 // DefaultLabel is the default label of a proxy's session: the target's
@@ -284,6 +313,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = st.body
 		defer st.body.complete(false)
 	}
+	if why := p.guard.CheckRequest(r); why != nil {
+		p.refuse(st, w, why)
+		return
+	}
 	st.out = newFlushWriter(w)
 	defer st.out.finish()
 	p.rp.ServeHTTP(st.out, r)
@@ -403,6 +436,28 @@ func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) 
 	w.WriteHeader(http.StatusBadGateway)
 }
 
+// refuse answers a request the DNS-rebinding guard refused, without
+// forwarding it: the request is logged whole (as for a target that cannot
+// be reached), then the 403, marked as the proxy's own. The first refusal
+// is also said on the warn writer; the rest are only logged, so that a
+// page that keeps trying cannot flood it.
+func (p *Proxy) refuse(st *exchangeState, w http.ResponseWriter, why *hostcheck.Refusal) {
+	if st.body != nil {
+		st.body.complete(true)
+	}
+	if p.log != nil {
+		p.log.add(observation{kind: obsResponse, x: st.x, resp: &responseInfo{status: http.StatusForbidden, byProxy: true}})
+	}
+	p.warnMu.Lock()
+	first := !p.refused
+	p.refused = true
+	p.warnMu.Unlock()
+	if first {
+		p.warn.Say(fmt.Sprintf("mcpsnoop http: refused a request (403): %s; the log has each refusal (by_proxy), --allow-origin widens the guard\n", termsafe.Clean(why.Error(), false)))
+	}
+	hostcheck.Refuse(w, why, "mcpsnoop http")
+}
+
 func (p *Proxy) warnCoding(coding string) {
 	p.warnMu.Lock()
 	defer p.warnMu.Unlock()
@@ -424,6 +479,7 @@ func requestExchange(r *http.Request, conn string) *exchange {
 		contentType: h.Get("Content-Type"),
 		accept:      strings.Join(h.Values("Accept"), ", "),
 		origin:      h.Get("Origin"),
+		host:        r.Host,
 	}
 	for name, values := range h {
 		if len(name) > len("mcp-param-") && strings.EqualFold(name[:len("mcp-param-")], "mcp-param-") {

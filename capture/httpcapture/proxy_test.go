@@ -97,7 +97,24 @@ func (r *proxyRig) frames() []capture.Frame {
 			r.t.Errorf("frame %d has seq %d", i, f.Seq)
 		}
 	}
-	return fs
+	return withoutMeta(r.t, fs, r.target.URL)
+}
+
+// withoutMeta checks that a proxy's log starts with its meta frame, naming
+// the target at targetURL (scheme, host and port only), and returns the
+// frames after it.
+func withoutMeta(t *testing.T, fs []capture.Frame, targetURL string) []capture.Frame {
+	t.Helper()
+	u, err := url.Parse(targetURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(`{"target":{"scheme":%q,"host":%q,"port":%s}}`, u.Scheme, u.Hostname(), u.Port())
+	if len(fs) == 0 || fs[0].Direction != capture.Meta || fs[0].Seq != 1 || string(fs[0].Raw) != want || fs[0].Transport != capture.TransportHTTP {
+		t.Errorf("the log does not start with the meta frame %s:\n%s", want, summaries(fs[:min(len(fs), 1)]))
+		return fs
+	}
+	return fs[1:]
 }
 
 // do sends a request through the proxy and returns the response with its

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/export"
+	"github.com/mcpsnoop/mcpsnoop/ghactions"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
@@ -133,10 +135,26 @@ func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 		return exportFail("%s: no session in the input (every envelope lacks a session_id)", inputNames(inputs))
 	}
 	warn := func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "mcpsnoop export: warning: %s\n", msg) }
-	if err := writeExportFile(o.output, x, stdStreams(cmd), warn); err != nil {
+	var w exportWriter = x
+	if guardExport(o.format, out) {
+		w = guardedExport{x}
+	}
+	if err := writeExportFile(o.output, w, stdStreams(cmd), warn); err != nil {
 		return exportFail("%v", err)
 	}
 	return nil
+}
+
+// guardExport says whether the export goes out in a GitHub Actions guard
+// (ghactions.Guard): text, written to a stream (stdout, stderr, a
+// descriptor) of a step the runner reads. A server's stderr line
+// "::error file=a.go::pwned" is printable, so termsafe leaves it, and the
+// runner would obey it. Only text can carry such a line: the other formats
+// quote every line break of a payload, and reach a pipe as the bare
+// document; a regular file is no stream the runner reads.
+func guardExport(format string, out atomicfile.Target) bool {
+	return strings.EqualFold(strings.TrimSpace(format), "text") &&
+		out.Kind == atomicfile.Descriptor && ghactions.Running(os.Getenv)
 }
 
 // inputNames lists the inputs for a message.

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -93,21 +91,10 @@ func (g *githubOptions) workDir() string {
 // since session ids, tool names and messages come from untrusted logs and
 // a "::error ..." line among them would otherwise be obeyed.
 func (g *githubOptions) guard(report []byte) []byte {
-	if g.mode == nil || len(report) == 0 {
+	if g.mode == nil {
 		return report
 	}
-	var raw [16]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return report
-	}
-	token := hex.EncodeToString(raw[:])
-	out := make([]byte, 0, len(report)+2*len(token)+24)
-	out = append(out, "::stop-commands::"+token+"\n"...)
-	out = append(out, report...)
-	if report[len(report)-1] != '\n' {
-		out = append(out, '\n')
-	}
-	return append(out, "::"+token+"::\n"...)
+	return ghactions.Guarded(report)
 }
 
 // reportFilePath is a report file as a step output gives it to later

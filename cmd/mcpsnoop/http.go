@@ -15,6 +15,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/capture/httpcapture"
 	"github.com/mcpsnoop/mcpsnoop/capture/stdio"
+	"github.com/mcpsnoop/mcpsnoop/internal/hostcheck"
 	"github.com/spf13/cobra"
 )
 
@@ -22,9 +23,10 @@ func init() { registerCommand(newHTTPCmd) }
 
 // httpOptions are the flags of `mcpsnoop http`.
 type httpOptions struct {
-	target string
-	listen string
-	shim   shimOptions // label, trace-file, no-trace and redaction, as the shim reads them
+	target       string
+	listen       string
+	allowOrigins []string
+	shim         shimOptions // label, trace-file, no-trace and redaction, as the shim reads them
 }
 
 // How long in-flight exchanges get to finish after SIGINT or SIGTERM
@@ -56,7 +58,17 @@ host:port unless --label says otherwise), which mcpsnoop check reads.
 
 Statuses without a JSON-RPC answer (202, a 401 challenge, a 403 for an
 Origin, a 502 when the target cannot be reached) are logged too, with the
-id of the request they answer. Compressed responses are logged decoded.
+id of the request they answer. The log starts with a meta frame naming the
+target (scheme, host and port), and each request's Host and Origin are
+logged with it.
+
+On a loopback --listen (the default), a request whose Host header is not
+localhost, 127.0.0.0/8 or [::1] (any port), or whose Origin header is
+present and names another host, is refused with a 403 of mcpsnoop's own
+and never forwarded: a web page cannot reach the server by having its name
+resolve to 127.0.0.1 (DNS rebinding). Requests without an Origin (command
+line clients, SDKs) pass. --allow-origin widens the check; a non-loopback
+--listen has none. The refusal is logged with "by_proxy": true. Compressed responses are logged decoded.
 Authorization, cookies, Mcp-Session-Id and Last-Event-ID are forwarded and
 never logged. SIGINT or SIGTERM stops listening, ends event streams and
 upgraded connections, gives other exchanges in flight 2s to finish, and
@@ -76,6 +88,7 @@ OTLP/HTTP collector, in the background: a dead collector costs spans
 	f := cmd.Flags()
 	f.StringVar(&o.target, "target", "", "URL of the MCP server to forward to (required), e.g. http://127.0.0.1:8080/mcp")
 	f.StringVar(&o.listen, "listen", "127.0.0.1:7000", "address to listen on (host:port; port 0 picks a free one)")
+	f.StringArrayVar(&o.allowOrigins, "allow-origin", nil, "on a loopback --listen, also answer requests with this Origin, scheme://host[:port] or null (repeatable); its host is accepted as the Host too")
 	f.StringVar(&o.shim.label, "label", "", "server label in the log and its file name (default: the target's host:port)")
 	o.shim.registerLogFlags(f)
 	o.shim.redact.register(f)
@@ -121,7 +134,15 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	if err != nil {
 		return httpFail("%v", err)
 	}
+	guard, err := hostcheck.New(ln.Addr().String(), o.allowOrigins)
+	if err != nil {
+		ln.Close()
+		return httpFail("%v", err)
+	}
 	fmt.Fprintf(notes, "mcpsnoop http: listening on %s, forwarding to %s\n", ln.Addr(), target.Redacted())
+	if !guard.Active() && len(o.allowOrigins) > 0 {
+		fmt.Fprintf(notes, "mcpsnoop http: warning: --allow-origin does nothing here: %s is not a loopback address, so no request's Host or Origin is checked\n", ln.Addr())
+	}
 	var log *httpcapture.Log
 	if !st.noTrace {
 		log = openHTTPLog(st, notes, notes)
@@ -130,7 +151,7 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 			SessionID: capture.NewSessionID(st.label), Label: st.label, Path: "(no log)", Redactor: st.redactor,
 		})
 	}
-	proxy := httpcapture.NewProxy(httpcapture.ProxyOptions{Target: target, Log: log, Warn: notes})
+	proxy := httpcapture.NewProxy(httpcapture.ProxyOptions{Target: target, Log: log, Warn: notes, Guard: guard})
 	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 30 * time.Second}
 	if httpListening != nil {
 		httpListening(ln.Addr())

@@ -80,8 +80,16 @@ func (h *httpRun) stop(t *testing.T) int {
 	return -1
 }
 
-// httpLogFrames reads the one log in the state directory.
+// httpLogFrames reads the one log in the state directory: the frames
+// after its meta frame (httpMeta).
 func httpLogFrames(t *testing.T, home string) []capture.Frame {
+	t.Helper()
+	_, frames := httpMeta(t, httpLogAll(t, home))
+	return frames
+}
+
+// httpLogAll reads every frame of the one log in the state directory.
+func httpLogAll(t *testing.T, home string) []capture.Frame {
 	t.Helper()
 	path := sessionLog(t, home)
 	data, err := os.ReadFile(path)
@@ -157,7 +165,9 @@ func TestHTTPCommandFaults(t *testing.T) {
 		}
 	}))
 	defer target.Close()
-	h := startHTTP(t, "--target", target.URL+"/mcp", "--listen", "127.0.0.1:0", "--label", "faults")
+	// The proxy lets evil.example's Origin through (--allow-origin), so
+	// the server's own 403 for it is what the log records.
+	h := startHTTP(t, "--target", target.URL+"/mcp", "--listen", "127.0.0.1:0", "--label", "faults", "--allow-origin", "https://evil.example")
 	url := "http://" + h.addr + "/mcp"
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()

@@ -232,6 +232,7 @@ func (r *sdkRig) finish(t *testing.T) []capture.Frame {
 			t.Errorf("frame %d is out of order: seq %d", i, f.Seq)
 		}
 	}
+	_, frames = httpMeta(t, frames)
 	return frames
 }
 
@@ -470,4 +471,19 @@ func TestHTTPProxySDKStatelessMRTR(t *testing.T) {
 	if s.Counters["mismatches"] != 0 || s.Counters["pending"] != 0 || s.Counters["warnings"] != 0 {
 		t.Errorf("counters %v", s.Counters)
 	}
+}
+
+// httpMeta checks that an HTTP proxy's log starts with its meta frame,
+// naming a target and nothing else, and returns the target and the frames
+// after it.
+func httpMeta(t *testing.T, frames []capture.Frame) (capture.HTTPTarget, []capture.Frame) {
+	t.Helper()
+	var m struct {
+		Target *capture.HTTPTarget `json:"target"`
+	}
+	if len(frames) == 0 || frames[0].Direction != capture.Meta || frames[0].Seq != 1 ||
+		json.Unmarshal(frames[0].Raw, &m) != nil || m.Target == nil || strings.Count(string(frames[0].Raw), ":") != 4 {
+		t.Fatalf("the log does not start with a meta frame naming the target: %+v", frames[:min(1, len(frames))])
+	}
+	return *m.Target, frames[1:]
 }

@@ -47,7 +47,7 @@ func TestHTTPCommandShutdownWithUpgradedConnection(t *testing.T) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(15 * time.Second))
 	body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
-	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: mcp-test\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: mcp-test\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/export"
+	"github.com/mcpsnoop/mcpsnoop/ghactions"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
@@ -152,12 +153,28 @@ func (p reportPlan) listed() []string {
 	return out
 }
 
+// exportWriter is what writeExportFile writes: an *export.Export, or one
+// in a guard (guardedExport).
+type exportWriter interface{ Write(w io.Writer) error }
+
+// guardedExport is an export written between a GitHub Actions guard's
+// lines (ghactions.Guard).
+type guardedExport struct{ x *export.Export }
+
+func (g guardedExport) Write(w io.Writer) error {
+	guard := ghactions.NewGuard(w)
+	if err := g.x.Write(guard); err != nil {
+		return err
+	}
+	return guard.Close()
+}
+
 // writeExportFile writes the export to path (export -o, the viewer's export
 // keys) by atomicfile's rule. A regular file's folder is made (0700) when
 // missing; when it takes no temporary file but the file itself is writable,
 // the file is written in place after warn says so (capture-store-export.md
 // 7.1).
-func writeExportFile(path string, x *export.Export, std atomicfile.Options, warn func(string)) error {
+func writeExportFile(path string, x exportWriter, std atomicfile.Options, warn func(string)) error {
 	std.MkdirAll, std.InPlace = true, warn
 	out, err := atomicfile.Open(path, 0o644, std)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/internal/prune"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -79,7 +80,10 @@ func runPrune(cmd *cobra.Command, o pruneOptions, now time.Time) error {
 	if o.dryRun {
 		fmt.Fprintf(out, "would remove %s:\n", what)
 		for _, l := range logs {
-			fmt.Fprintf(out, "  %s\n", l.Path)
+			// A file name is anyone's to choose, so it is escaped: one
+			// named "x\n::error::…" or holding an escape sequence can
+			// neither add a line nor drive the terminal.
+			fmt.Fprintf(out, "  %s\n", termsafe.Clean(l.Path, false))
 		}
 		return nil
 	}
@@ -98,7 +102,7 @@ func runPrune(cmd *cobra.Command, o pruneOptions, now time.Time) error {
 	}
 	removed, size, errs := prune.Remove(logs)
 	for _, e := range errs {
-		fmt.Fprintf(errOut, "mcpsnoop prune: %v\n", e)
+		fmt.Fprintf(errOut, "mcpsnoop prune: %s\n", termsafe.Clean(e.Error(), false)) // it names the file
 	}
 	fmt.Fprintf(out, "removed %d session log(s), %s\n", removed, prune.FormatSize(size))
 	if len(errs) > 0 {

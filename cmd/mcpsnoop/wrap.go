@@ -182,7 +182,12 @@ func (o *wrapOptions) completeServers(cmd *cobra.Command, args []string, _ strin
 	names, _ := clientconfig.ServerNames(data, t.keys)
 	var out []string
 	for _, n := range names {
-		if !slices.Contains(args, n) {
+		// The config may be a repository's, and the shell prints what is
+		// offered: a name termsafe would change (a line break would add a
+		// candidate or a forged ":directive" line, an escape sequence
+		// would reach the terminal, a tab would start a description) is
+		// not offered, since its escaped form would name no server.
+		if !slices.Contains(args, n) && termsafe.Clean(n, false) == n {
 			out = append(out, n)
 		}
 	}

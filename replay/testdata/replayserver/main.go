@@ -20,10 +20,16 @@
 //   - REPLAYSERVER_CHANGE_AT=N: the N-th character (from 1) of every text
 //     content a tool answers becomes '#': a long result changed deep
 //     inside.
+//   - REPLAYSERVER_ANNOTATE=TOOL=JSON: tools/list gives TOOL the
+//     annotations JSON (ToolAnnotations) in place of its own: a build that
+//     now calls a tool destructive, say.
+//   - REPLAYSERVER_LIST_FAILS=1: tools/list is answered with an error.
 package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -90,6 +96,25 @@ func main() {
 		}
 		s.AddReceivingMiddleware(changeAt(n))
 	}
+	if v := os.Getenv("REPLAYSERVER_ANNOTATE"); v != "" {
+		tool, raw, _ := strings.Cut(v, "=")
+		var a mcp.ToolAnnotations
+		if err := json.Unmarshal([]byte(raw), &a); err != nil {
+			fmt.Fprintln(os.Stderr, "replayserver: REPLAYSERVER_ANNOTATE: want TOOL=JSON:", err)
+			os.Exit(2)
+		}
+		s.AddReceivingMiddleware(annotate(tool, &a))
+	}
+	if os.Getenv("REPLAYSERVER_LIST_FAILS") == "1" {
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					return nil, errors.New("replayserver: listing is broken")
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "replayserver:", err)
 	}
@@ -134,6 +159,29 @@ func barrier(n int) func(context.Context, string) error {
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
+		}
+	}
+}
+
+// annotate gives tool the annotations a in every tools/list result, on a
+// copy (the server's own definition stays as it is).
+func annotate(tool string, a *mcp.ToolAnnotations) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if r, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+				tools := make([]*mcp.Tool, len(r.Tools))
+				for i, t := range r.Tools {
+					if t.Name == tool {
+						c := *t
+						c.Annotations = a
+						t = &c
+					}
+					tools[i] = t
+				}
+				r.Tools = tools
+			}
+			return res, err
 		}
 	}
 }
