@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/baseline"
 	"github.com/mcpsnoop/mcpsnoop/checker"
@@ -51,7 +53,11 @@ func runBaseline(cmd *cobra.Command, args []string, accept, reset bool, store ba
 	if err != nil {
 		return baselineFail("%v", err)
 	}
-	eng := checker.New(checker.Config{})
+	// The engine says whose baseline the session's is (its label, the
+	// server's name, the label it had before labels named the server),
+	// exactly as check keys it.
+	first := &firstKey{}
+	eng := checker.New(checker.Config{Baseline: first})
 	if err := ingestInput(eng, inputs[0], cmd.InOrStdin()); err != nil {
 		return baselineFail("%v", err)
 	}
@@ -67,19 +73,26 @@ func runBaseline(cmd *cobra.Command, args []string, accept, reset bool, store ba
 		fmt.Fprintf(out, "reset baseline for %s\n", termsafe.Clean(s.Label, false))
 		return nil
 	}
-	if !s.Listing.Complete {
+	if !s.Listing.Complete || first.key == nil || first.key.Label != s.Label {
 		return baselineFail("session %q has no complete tools/list result", s.ID)
 	}
+	key := *first.key
 	if accept {
-		if err := store.Accept(s.Label, s.Listing.Tools); err != nil {
+		if err := store.Accept(key.Label, key.ServerName, s.Listing.Tools); err != nil {
 			return baselineFail("%v", err)
 		}
-		fmt.Fprintf(out, "accepted baseline for %s\n", termsafe.Clean(s.Label, false))
+		fmt.Fprintf(out, "accepted baseline for %s\n", termsafe.Clean(serverOf(key), false))
 		return nil
 	}
-	obs, err := store.Observe(s.Label, s.Listing.Tools)
+	obs, err := store.Observe(key, s.Listing.Tools)
 	if err != nil {
 		return baselineFail("%v", err)
+	}
+	if len(obs.OtherNames) > 0 {
+		msg := fmt.Sprintf("server name changed: the baseline of label %q was recorded for server %s, not %q; its tools were not compared (--accept trusts this server)",
+			key.Label, strings.Join(quoteAll(obs.OtherNames), ", "), key.ServerName)
+		fmt.Fprintln(out, termsafe.Clean(msg, false))
+		return &exitError{code: 1}
 	}
 	if obs.Created {
 		fmt.Fprintln(out, "created first-seen tool baseline")
@@ -93,4 +106,36 @@ func runBaseline(cmd *cobra.Command, args []string, accept, reset bool, store ba
 	}
 	report.WriteDrift(out, drift)
 	return &exitError{code: 1}
+}
+
+// firstKey is a BaselineStore that notes the key of the first session the
+// engine asks about, and stores nothing.
+type firstKey struct {
+	key *checker.BaselineKey
+}
+
+func (f *firstKey) Observe(key checker.BaselineKey, _ []tooldef.Tool) (checker.BaselineObservation, error) {
+	if f.key == nil {
+		f.key = &key
+	}
+	return checker.BaselineObservation{Created: true}, nil
+}
+
+func (f *firstKey) Location() string { return "" }
+
+// serverOf names a baseline's server for a message: the label, and the
+// server's name when it gave one.
+func serverOf(key checker.BaselineKey) string {
+	if key.ServerName == "" {
+		return key.Label
+	}
+	return key.Label + " (server " + strconv.Quote(key.ServerName) + ")"
+}
+
+func quoteAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strconv.Quote(n)
+	}
+	return out
 }

@@ -209,7 +209,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	cfg := checker.Config{
 		FailOn: failOn, Blame: blame, MaxDuration: o.maxDuration, MaxServerDuration: o.maxServer, MaxRoundTrips: o.maxRounds,
 		ExpectTools: expect, ForbidTools: forbid,
-		Baseline: baseline.Store{Dir: o.baselineDir},
+		Baseline: checkBaselines(o.baselineDir),
 		Sessions: sessions,
 		Wire:     validate,
 		Known:    knownSet, Fingerprints: o.writeKnown != "",
@@ -283,6 +283,31 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// checkBaselines is check's tool-baseline store. Without --baseline it
+// writes baselines only for this machine's own captures: the logs in the
+// state directory's sessions and in the log-dir (or the trace-file) that
+// .mcpsnoop.toml in the working directory names. A log from anywhere else
+// is compared with a baseline that exists, and its first-seen one is held
+// for this check only (package baseline).
+func checkBaselines(dir string) baseline.Store {
+	store := baseline.Store{Dir: dir}
+	if dir != "" {
+		return store
+	}
+	own := []string{capture.SessionsDir()}
+	// A config that cannot be read names no folder: its logs are then
+	// treated as foreign, which writes less, never more.
+	if cfg, err := capture.LoadConfig(capture.ConfigFile); err == nil && cfg != nil {
+		if cfg.LogDir != nil {
+			own = append(own, *cfg.LogDir)
+		}
+		if cfg.TraceFile != nil {
+			own = append(own, *cfg.TraceFile)
+		}
+	}
+	return store.OnlyOwnLogs(own...)
 }
 
 // toolSpecs splits the values of --expect-tool or --forbid-tool on commas
