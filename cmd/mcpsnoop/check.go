@@ -279,7 +279,9 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if _, err := cmd.OutOrStdout().Write(out); err != nil {
 		return checkFail("writing the report: %v", err)
 	}
-	if rep.Verdict != checker.Passed {
+	// --write-known is how a team accepts today's findings: the file was
+	// written, and that is what the run was for.
+	if rep.Verdict != checker.Passed && o.writeKnown == "" {
 		return &exitError{code: 1}
 	}
 	return nil
