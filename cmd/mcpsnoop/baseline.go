@@ -19,14 +19,17 @@ func newBaselineCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "baseline [LOG|SESSION-ID|-]",
 		Short: "Record, verify, accept or reset the trusted tool definitions of a server",
-		Long: `The first complete tools/list seen for a server label becomes its trusted
-baseline; check --fail-on drift then reports every later change to a tool's
-description, title, schemas, annotations or icons, and tools added or removed.
+		Long: `The first complete tools/list seen for a server (its label and the
+serverInfo.name it gives) becomes its trusted baseline; check --fail-on drift
+then reports every later change to a tool's description, title, schemas,
+annotations or icons, tools added or removed, and a server that calls itself
+something else than its label's baseline says.
 
 Without a flag, baseline compares the first session of the log with its
-label's baseline (recording it when there is none). --accept replaces the
-baseline with the session's definitions once you trust a change; --reset
-deletes it so the next complete listing is trusted afresh.
+server's baseline (recording it when there is none). --accept replaces the
+baseline with the session's definitions once you trust a change, or trusts
+a server under a name of its own; --reset deletes every baseline of the
+label so the next complete listing is trusted afresh.
 
 Exit codes: 0 done (or no drift), 1 drift found, 2 bad flag or input.`,
 		Args: cobra.MaximumNArgs(1),

@@ -90,7 +90,7 @@ which section of the specification it enforces.
 
 Exit codes: 0 passed, 1 a gated signal or an assertion failed, 2 nothing was
 checked (bad flag or unreadable input; the reason goes to stderr and nothing to
-stdout).`,
+stdout). With --write-known, 0 once the file is written.`,
 		Example: `  mcpsnoop check run.jsonl
   mcpsnoop check --fail-on error,invalid,warn,pending --max-duration 5s logs/
   mcpsnoop check --format sarif --junit report.xml run.jsonl > results.sarif
@@ -121,7 +121,7 @@ stdout).`,
 	f.StringVar(&o.junitPath, "junit", "", "also write a JUnit report to this file (- for standard output)")
 	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file (- for standard output, in place of the text report)")
 	f.StringVar(&o.logName, "log-name", "", "file name to give SARIF results read from standard input")
-	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines)")
+	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines, written only for the logs in <state>/sessions and .mcpsnoop.toml's log-dir)")
 	f.StringVar(&o.run, "run", "", "check every session of one agent run (a run id, or latest), from the state directory or the logs named")
 	f.BoolVar(&o.listRuns, "runs", false, "list the agent runs found, newest first, and exit")
 	o.redact.register(f)
@@ -129,7 +129,7 @@ stdout).`,
 	f.BoolVar(&o.wire, "wire", false, "validate every frame against the JSON schema of its protocol revision and count the wire signal, without gating on it")
 	f.StringVar(&o.explain, "explain", "", "print what a rule checks (W1-W49, M1, wire; all lists them) and the spec section it enforces, and exit")
 	f.StringVar(&o.known, "known", "", "accept the findings this file lists (SARIF fingerprints, as --write-known writes them): notes that fail nothing; a listed finding of a checked server that no longer occurs fails the check")
-	f.StringVar(&o.writeKnown, "write-known", "", "write every finding of this check to this file as accepted (- for standard output), keeping the entries of servers it did not check")
+	f.StringVar(&o.writeKnown, "write-known", "", "write every finding of this check to this file as accepted (- for standard output), keeping the entries of servers it did not check; exits 0 once written")
 	f.IntVar(&o.jobs, "jobs", 0, "read at most this many log files at once (0: one per core; 1: one after another); the report is the same either way")
 	return cmd
 }
