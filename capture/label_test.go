@@ -53,6 +53,9 @@ func TestDeriveLabelIn(t *testing.T) {
 		{"python3 -u -m dotted module", nil, "", []string{"python3", "-u", "-m", "pkg.server"}, "pkg.server"},
 		{"uv run python -m", nil, "", []string{"uv", "run", "python", "-m", "mcp_server_git"}, "mcp_server_git"},
 		{"uv run -m", nil, "", []string{"uv", "run", "-m", "weather"}, "weather"},
+		{"python -m before a server-like argument", nil, "", []string{"python3", "-m", "weather", "--transport", "mcp-stdio"}, "weather"},
+		{"python -m before a script argument", map[string]string{"cfg/pyproject.toml": "[project]\nname = \"cfg\"\n", "cfg/settings.py": ""}, "",
+			[]string{"python", "-m", "notes", "--config", "cfg/settings.py"}, "notes"},
 		{"uv run server.py beside pyproject.toml", map[string]string{
 			"proj/pyproject.toml": "[build-system]\nrequires = [\"hatchling\"]\n\n[project]\nname = \"weather-mcp\"\nversion = \"0.1.0\"\n",
 			"proj/server.py":      "",
@@ -145,7 +148,7 @@ func TestDeriveLabelStopsAtGit(t *testing.T) {
 // A project file over 1 MiB is not read: its name is not used, and it still
 // ends the lookup.
 func TestDeriveLabelBigProjectFile(t *testing.T) {
-	big := `{"name":"big","description":"` + strings.Repeat("x", maxProjectFile) + `"}`
+	big := `{"name":"too-big-to-read","description":"` + strings.Repeat("x", maxProjectFile) + `"}`
 	root := tree(t, map[string]string{"outer/package.json": `{"name":"outer"}`, "outer/big/package.json": big, "outer/big/index.js": ""})
 	if got := DeriveLabelIn(root, []string{"node", "outer/big/index.js"}); got != "big" {
 		t.Errorf("label %q, want the folder name big", got)
