@@ -130,9 +130,6 @@ func Write(w io.Writer, rep *checker.Report, old []checker.KnownFinding) error {
 		if !ok && f.Replaces != "" {
 			note, ok = notes[f.Replaces]
 		}
-		if f.Replaces != "" {
-			written[f.Replaces] = true
-		}
 		if !ok {
 			note = describe(f)
 		}
