@@ -28,9 +28,13 @@ var ErrNoLabel = errors.New("a tool baseline needs a server label")
 // file is a baseline file as stored (check.md section 4.2). The field order
 // is the order written.
 type file struct {
-	Version int        `json:"version"`
-	Server  string     `json:"server"`
-	Tools   []fileTool `json:"tools"`
+	Version int    `json:"version"`
+	Server  string `json:"server"`
+	// ServerName is the serverInfo.name the baseline was recorded for;
+	// absent for a server that gave none, and in files written before
+	// baselines were keyed by it (which the reference reads as before).
+	ServerName string     `json:"server_name,omitempty"`
+	Tools      []fileTool `json:"tools"`
 }
 
 type fileTool struct {
@@ -44,36 +48,44 @@ type fileTool struct {
 	Icons        json.RawMessage `json:"icons,omitempty"`
 }
 
-// Load reads the label's baseline. A label without one gives an error that
-// matches ErrNotFound; a file that cannot be used gives the error check
-// reports as the session's baseline error, in the reference's words.
-func (s Store) Load(label string) (version int, server string, tools []tooldef.Tool, err error) {
+// Load reads the baseline of server name under label ("" for a server that
+// gave no name). One that is not there gives an error that matches
+// ErrNotFound; a file that cannot be used gives the error check reports as
+// the session's baseline error, in the reference's words.
+func (s Store) Load(label, name string) (version int, tools []tooldef.Tool, err error) {
 	if label == "" {
-		return 0, "", nil, ErrNoLabel
+		return 0, nil, ErrNoLabel
 	}
-	path := s.Path(label)
+	path := s.PathFor(label, name)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, "", nil, fmt.Errorf("%s: %w", path, ErrNotFound)
+		return 0, nil, fmt.Errorf("%s: %w", path, ErrNotFound)
 	}
 	if err != nil {
-		return 0, "", nil, err
+		return 0, nil, err
 	}
-	return decodeFile(label, data)
+	f, tools, err := decodeFile(label, data)
+	if err == nil && f.ServerName != name {
+		err = fmt.Errorf("tool baseline %q records server name %q, not %q; run mcpsnoop baseline --reset to record this one", label, f.ServerName, name)
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	return f.Version, tools, nil
 }
 
 // decodeFile checks a file's version before its server: a newer version may
 // not keep the server where this one looks for it.
-func decodeFile(label string, data []byte) (int, string, []tooldef.Tool, error) {
+func decodeFile(label string, data []byte) (file, []tooldef.Tool, error) {
 	var f file
 	if err := json.Unmarshal(data, &f); err != nil {
-		return 0, "", nil, fmt.Errorf("tool baseline %q is corrupt (%v); run mcpsnoop baseline --reset to trust the next complete tools/list", label, err)
+		return f, nil, fmt.Errorf("tool baseline %q is corrupt (%v); run mcpsnoop baseline --reset to trust the next complete tools/list", label, err)
 	}
 	if f.Version < 1 || f.Version > Version {
-		return 0, "", nil, fmt.Errorf("tool baseline %q is version %d, newer than this mcpsnoop understands (%d); upgrade mcpsnoop, or run mcpsnoop baseline --reset to record it afresh", label, f.Version, Version)
+		return f, nil, fmt.Errorf("tool baseline %q is version %d, newer than this mcpsnoop understands (%d); upgrade mcpsnoop, or run mcpsnoop baseline --reset to record it afresh", label, f.Version, Version)
 	}
 	if f.Server != label {
-		return 0, "", nil, fmt.Errorf("tool baseline %q records server %q; run mcpsnoop baseline --reset to record this one", label, f.Server)
+		return f, nil, fmt.Errorf("tool baseline %q records server %q; run mcpsnoop baseline --reset to record this one", label, f.Server)
 	}
 	tools := make([]tooldef.Tool, 0, len(f.Tools))
 	for _, t := range f.Tools {
@@ -94,20 +106,21 @@ func decodeFile(label string, data []byte) (int, string, []tooldef.Tool, error) 
 			def.Icons, err = canonical(t.Icons)
 		}
 		if err != nil {
-			return 0, "", nil, fmt.Errorf("tool baseline %q is corrupt (%v); run mcpsnoop baseline --reset to trust the next complete tools/list", label, err)
+			return f, nil, fmt.Errorf("tool baseline %q is corrupt (%v); run mcpsnoop baseline --reset to trust the next complete tools/list", label, err)
 		}
 		tools = append(tools, def)
 	}
-	return f.Version, f.Server, tools, nil
+	return f, tools, nil
 }
 
-// encodeFile renders tools as a version 2 baseline for label: tools sorted
+// encodeFile renders tools as a baseline of the version given (Version,
+// or that of a file being moved) for server name under label: tools sorted
 // by name, embedded values canonical and then indented with the rest,
 // 2-space indent, no HTML escaping, trailing newline.
-func encodeFile(label string, tools []tooldef.Tool) ([]byte, error) {
+func encodeFile(version int, label, name string, tools []tooldef.Tool) ([]byte, error) {
 	sorted := slices.Clone(tools)
 	slices.SortStableFunc(sorted, func(a, b tooldef.Tool) int { return strings.Compare(a.Name, b.Name) })
-	f := file{Version: Version, Server: label, Tools: make([]fileTool, 0, len(sorted))}
+	f := file{Version: version, Server: label, ServerName: name, Tools: make([]fileTool, 0, len(sorted))}
 	for _, t := range sorted {
 		ft := fileTool{Name: t.Name, Description: t.Description, Title: t.Title}
 		var err error

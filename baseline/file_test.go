@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/baseline"
+	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
@@ -77,7 +78,7 @@ func TestLoadConformanceFixtures(t *testing.T) {
 			if _, err := os.Stat(dir); err != nil {
 				t.Skipf("fixture not available: %v", err)
 			}
-			version, server, tools, err := baseline.Store{Dir: dir}.Load("srv")
+			version, tools, err := baseline.Store{Dir: dir}.Load("srv", "")
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Fatalf("err = %v, want %q", err, tt.err)
@@ -86,7 +87,7 @@ func TestLoadConformanceFixtures(t *testing.T) {
 					t.Errorf("got version %d, tools %v along with the error", version, tools)
 				}
 				// Observe must not paper over a bad file with a new one.
-				if _, err := (baseline.Store{Dir: dir}).Observe("srv", nil); err == nil || err.Error() != tt.err {
+				if _, err := (baseline.Store{Dir: dir}).Observe(checker.BaselineKey{Label: "srv"}, nil); err == nil || err.Error() != tt.err {
 					t.Errorf("Observe err = %v, want %q", err, tt.err)
 				}
 				return
@@ -94,8 +95,8 @@ func TestLoadConformanceFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if version != tt.version || server != "srv" || !reflect.DeepEqual(tools, tt.tools) {
-				t.Errorf("Load = %d, %q, %+v; want %d, srv, %+v", version, server, tools, tt.version, tt.tools)
+			if version != tt.version || !reflect.DeepEqual(tools, tt.tools) {
+				t.Errorf("Load = %d, %+v; want %d, %+v", version, tools, tt.version, tt.tools)
 			}
 			// Both logs list the same tool; only the description is verified.
 			listed := defs(t, `{"name":"a","description":"d","inputSchema":{"type":"object"},"title":"T","annotations":{"readOnlyHint":true}}`)
@@ -150,7 +151,7 @@ func TestLoad(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			version, server, tools, err := storeWith(t, "srv", tt.content).Load("srv")
+			version, tools, err := storeWith(t, "srv", tt.content).Load("srv", "")
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Fatalf("err = %v, want %q", err, tt.err)
@@ -163,8 +164,8 @@ func TestLoad(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if version != tt.version || server != "srv" || !reflect.DeepEqual(tools, tt.tools) {
-				t.Errorf("Load = %d, %q, %+v; want %d, srv, %+v", version, server, tools, tt.version, tt.tools)
+			if version != tt.version || !reflect.DeepEqual(tools, tt.tools) {
+				t.Errorf("Load = %d, %+v; want %d, %+v", version, tools, tt.version, tt.tools)
 			}
 		})
 	}
@@ -176,13 +177,13 @@ func TestLoadNotFound(t *testing.T) {
 		"missing dir": {Dir: filepath.Join(t.TempDir(), "nope")},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, _, _, err := s.Load("srv")
+			_, _, err := s.Load("srv", "")
 			if !errors.Is(err, baseline.ErrNotFound) || !errors.Is(err, fs.ErrNotExist) {
 				t.Fatalf("err = %v, want ErrNotFound", err)
 			}
 		})
 	}
-	if _, _, _, err := (baseline.Store{Dir: t.TempDir()}).Load(""); !errors.Is(err, baseline.ErrNoLabel) {
+	if _, _, err := (baseline.Store{Dir: t.TempDir()}).Load("", ""); !errors.Is(err, baseline.ErrNoLabel) {
 		t.Errorf("empty label: err = %v, want ErrNoLabel", err)
 	}
 }
@@ -197,12 +198,12 @@ func TestLayoutMatchesReference(t *testing.T) {
 			if err != nil {
 				t.Skipf("fixture not available: %v", err)
 			}
-			_, _, tools, err := ref.Load("srv")
+			_, tools, err := ref.Load("srv", "")
 			if err != nil {
 				t.Fatal(err)
 			}
 			s := baseline.Store{Dir: t.TempDir()}
-			if err := s.Accept("srv", tools); err != nil {
+			if err := s.Accept("srv", "", tools); err != nil {
 				t.Fatal(err)
 			}
 			got, _ := os.ReadFile(s.Path("srv"))
@@ -225,7 +226,7 @@ func TestGolden(t *testing.T) {
 		`{"name":"mid","description":"","title":"","annotations":{},"icons":[]}`,
 	)
 	s := baseline.Store{Dir: t.TempDir()}
-	if err := s.Accept("my server <1>", tools); err != nil {
+	if err := s.Accept("my server <1>", "", tools); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(s.Path("my server <1>"))
@@ -247,13 +248,13 @@ func TestGolden(t *testing.T) {
 	}
 
 	// What was written reads back as what was given, in name order.
-	version, server, back, err := s.Load("my server <1>")
+	version, back, err := s.Load("my server <1>", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantBack := []tooldef.Tool{tools[1], tools[2], tools[0]}
-	if version != 2 || server != "my server <1>" || !reflect.DeepEqual(back, wantBack) {
-		t.Errorf("read back %d %q\n%+v\nwant\n%+v", version, server, back, wantBack)
+	if version != 2 || !reflect.DeepEqual(back, wantBack) {
+		t.Errorf("read back %d\n%+v\nwant\n%+v", version, back, wantBack)
 	}
 	if entries, unverified := tooldef.Diff(back, tools, version); entries != nil || unverified != nil {
 		t.Errorf("drift against itself: %v %v", entries, unverified)

@@ -14,12 +14,12 @@ func TestRecordLosesToExistingFile(t *testing.T) {
 	s := Store{Dir: t.TempDir()}
 	winner := []tooldef.Tool{{Name: "a", Description: "winner", InputSchema: []byte("null")}}
 	loser := []tooldef.Tool{{Name: "a", Description: "loser", InputSchema: []byte("null")}}
-	created, err := s.record("srv", winner)
+	created, err := s.record("srv", "", winner)
 	if err != nil || !created {
 		t.Fatalf("first record = %v, %v; want created", created, err)
 	}
 	want, _ := os.ReadFile(s.Path("srv"))
-	created, err = s.record("srv", loser)
+	created, err = s.record("srv", "", loser)
 	if err != nil || created {
 		t.Fatalf("second record = %v, %v; want not created, no error", created, err)
 	}

@@ -30,6 +30,11 @@ func TestDefaultDir(t *testing.T) {
 	}
 }
 
+// key is the key of a session of label whose server gave no name.
+func key(label string) checker.BaselineKey {
+	return checker.BaselineKey{Label: label}
+}
+
 // assertOnlyBaselines fails when dir holds anything but baseline files, such
 // as a temporary file left behind.
 func assertOnlyBaselines(t *testing.T, dir string) {
@@ -51,7 +56,7 @@ func TestObserve(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state", "tool-baselines")
 	s := baseline.Store{Dir: dir}
 
-	obs, err := s.Observe("srv", first)
+	obs, err := s.Observe(key("srv"), first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +77,7 @@ func TestObserve(t *testing.T) {
 	// Later sessions get the first one's definitions, sorted by name, and
 	// never rewrite them.
 	before, _ := os.ReadFile(s.Path("srv"))
-	obs, err = s.Observe("srv", second)
+	obs, err = s.Observe(key("srv"), second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,10 +98,10 @@ func TestObserve(t *testing.T) {
 	}
 
 	// Labels do not share baselines.
-	if obs, err := s.Observe("other", second); err != nil || !obs.Created {
+	if obs, err := s.Observe(key("other"), second); err != nil || !obs.Created {
 		t.Errorf("other label: %+v, %v; want Created", obs, err)
 	}
-	if _, err := s.Observe("", second); !errors.Is(err, baseline.ErrNoLabel) {
+	if _, err := s.Observe(key(""), second); !errors.Is(err, baseline.ErrNoLabel) {
 		t.Errorf("empty label: err = %v, want ErrNoLabel", err)
 	}
 }
@@ -121,7 +126,7 @@ func TestObserveRace(t *testing.T) {
 			go func() {
 				defer done.Done()
 				start.Wait()
-				obs[i], errs[i] = s.Observe(label, mine[i])
+				obs[i], errs[i] = s.Observe(key(label), mine[i])
 			}()
 		}
 		start.Done()
@@ -147,7 +152,7 @@ func TestObserveRace(t *testing.T) {
 				t.Errorf("round %d writer %d compared against %+v, want the winner's %+v", round, i, obs[i].Tools, mine[winner])
 			}
 		}
-		_, _, stored, err := s.Load(label)
+		_, stored, err := s.Load(label, "")
 		if err != nil || !reflect.DeepEqual(stored, mine[winner]) {
 			t.Errorf("round %d: stored %+v, %v; want the winner's", round, stored, err)
 		}
@@ -164,7 +169,7 @@ func TestAcceptAndReset(t *testing.T) {
 	}{
 		{name: "no baseline yet", prepare: func(*testing.T, baseline.Store) {}},
 		{name: "over a baseline", prepare: func(t *testing.T, s baseline.Store) {
-			if _, err := s.Observe("srv", old); err != nil {
+			if _, err := s.Observe(key("srv"), old); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -185,10 +190,10 @@ func TestAcceptAndReset(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := baseline.Store{Dir: filepath.Join(t.TempDir(), "b")}
 			tt.prepare(t, s)
-			if err := s.Accept("srv", cur); err != nil {
+			if err := s.Accept("srv", "", cur); err != nil {
 				t.Fatal(err)
 			}
-			version, _, tools, err := s.Load("srv")
+			version, tools, err := s.Load("srv", "")
 			if err != nil || version != 2 || !reflect.DeepEqual(tools, cur) {
 				t.Fatalf("after Accept: %d %+v %v; want 2 %+v", version, tools, err, cur)
 			}
@@ -200,13 +205,13 @@ func TestAcceptAndReset(t *testing.T) {
 			if err := s.Reset("srv"); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, _, err := s.Load("srv"); !errors.Is(err, baseline.ErrNotFound) {
+			if _, _, err := s.Load("srv", ""); !errors.Is(err, baseline.ErrNotFound) {
 				t.Fatalf("after Reset: %v, want ErrNotFound", err)
 			}
 			if err := s.Reset("srv"); err != nil {
 				t.Errorf("Reset of an absent baseline: %v", err)
 			}
-			if obs, err := s.Observe("srv", old); err != nil || !obs.Created {
+			if obs, err := s.Observe(key("srv"), old); err != nil || !obs.Created {
 				t.Errorf("Observe after Reset = %+v, %v; want Created", obs, err)
 			}
 		})
@@ -215,7 +220,7 @@ func TestAcceptAndReset(t *testing.T) {
 	if err := s.Reset("srv"); err != nil {
 		t.Errorf("Reset without a directory: %v", err)
 	}
-	for name, err := range map[string]error{"Accept": s.Accept("", cur), "Reset": s.Reset("")} {
+	for name, err := range map[string]error{"Accept": s.Accept("", "", cur), "Reset": s.Reset("")} {
 		if !errors.Is(err, baseline.ErrNoLabel) {
 			t.Errorf("%s(\"\"): err = %v, want ErrNoLabel", name, err)
 		}
@@ -240,9 +245,9 @@ func TestUnwritableDirectory(t *testing.T) {
 		dir  string
 		op   func(s baseline.Store) error
 	}{
-		{name: "first-seen in it", dir: locked, op: func(s baseline.Store) error { _, err := s.Observe("srv", tools); return err }},
-		{name: "first-seen below it", dir: filepath.Join(locked, "sub"), op: func(s baseline.Store) error { _, err := s.Observe("srv", tools); return err }},
-		{name: "accept in it", dir: locked, op: func(s baseline.Store) error { return s.Accept("srv", tools) }},
+		{name: "first-seen in it", dir: locked, op: func(s baseline.Store) error { _, err := s.Observe(key("srv"), tools); return err }},
+		{name: "first-seen below it", dir: filepath.Join(locked, "sub"), op: func(s baseline.Store) error { _, err := s.Observe(key("srv"), tools); return err }},
+		{name: "accept in it", dir: locked, op: func(s baseline.Store) error { return s.Accept("srv", "", tools) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,59 +15,6 @@ import (
 // maxLabelBytes is the longest server label accepted.
 const maxLabelBytes = 200
 
-// launchers are commands that start the real server: the label skips them
-// to name what they launch (`npx -y @scope/server-foo` is `server-foo`).
-var launchers = map[string]bool{
-	"npx": true, "npm": true, "pnpm": true, "yarn": true, "bunx": true, "bun": true,
-	"node": true, "deno": true, "python": true, "python3": true, "uv": true, "uvx": true,
-	"pipx": true, "sh": true, "bash": true, "env": true, "go": true,
-}
-
-// DeriveLabel names a stdio server after the command that starts it: the
-// first argument that looks like a server (contains "server" or "mcp",
-// starts with "@", or is a .js, .ts or .py file), else the first argument
-// that is not a flag, a launcher or a subcommand word like "run", keeping
-// only the part after the last slash. `python3 server.py` is "server.py".
-func DeriveLabel(argv []string) string {
-	if len(argv) == 0 {
-		return ""
-	}
-	var candidates []string
-	for i, tok := range argv {
-		if tok == "" || strings.HasPrefix(tok, "-") || tok == "run" || tok == "exec" {
-			continue
-		}
-		if (i == 0 || len(candidates) == 0) && launchers[baseName(tok)] {
-			continue
-		}
-		candidates = append(candidates, tok)
-	}
-	pick := argv[0]
-	if len(candidates) > 0 {
-		pick = candidates[0]
-		for _, c := range candidates {
-			l := strings.ToLower(c)
-			if strings.Contains(l, "server") || strings.Contains(l, "mcp") || strings.HasPrefix(c, "@") ||
-				strings.HasSuffix(l, ".js") || strings.HasSuffix(l, ".ts") || strings.HasSuffix(l, ".py") {
-				pick = c
-				break
-			}
-		}
-	}
-	if l := baseName(pick); l != "" {
-		return l
-	}
-	return baseName(argv[0])
-}
-
-// baseName is the part of s after its last slash or backslash.
-func baseName(s string) string {
-	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
-
 // ValidateLabel rejects labels that cannot be part of a log file name: a
 // slash or backslash, NUL or another control character, a leading dash, or
 // more than 200 bytes. ".." inside a label is fine: it never stands alone.

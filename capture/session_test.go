@@ -8,30 +8,6 @@ import (
 	"testing"
 )
 
-func TestDeriveLabel(t *testing.T) {
-	tests := []struct {
-		argv []string
-		want string
-	}{
-		{[]string{"python3", "server.py"}, "server.py"},
-		{[]string{"npx", "-y", "@scope/server-foo"}, "server-foo"},
-		{[]string{"node", "build/index.js"}, "index.js"},
-		{[]string{"uv", "run", "--with", "mcp", "weather.py"}, "mcp"},
-		{[]string{"python", "-m", "mcp_server_git"}, "mcp_server_git"},
-		{[]string{"/usr/local/bin/my-tool", "--port", "3"}, "my-tool"},
-		{[]string{"go", "run", "./cmd/srv"}, "srv"},
-		{[]string{"docker", "run", "-i", "ghcr.io/x/y"}, "docker"},
-		{[]string{"bash"}, "bash"},
-		{[]string{`C:\tools\srv.exe`}, "srv.exe"},
-		{nil, ""},
-	}
-	for _, tt := range tests {
-		if got := DeriveLabel(tt.argv); got != tt.want {
-			t.Errorf("DeriveLabel(%q) = %q, want %q", tt.argv, got, tt.want)
-		}
-	}
-}
-
 func TestValidateLabel(t *testing.T) {
 	for _, ok := range []string{"server.py", "a..b", "127.0.0.1:8080", "files é", strings.Repeat("x", 200)} {
 		if err := ValidateLabel(ok); err != nil {

@@ -9,22 +9,31 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
-// memStore is an in-memory BaselineStore.
+// memStore is an in-memory BaselineStore keyed by label, noting the keys
+// it was asked about; names and held make it answer as package baseline
+// does for a renamed server and for a log from elsewhere.
 type memStore struct {
 	tools map[string][]tooldef.Tool
 	err   error
+	names []string // OtherNames to answer for a label it has no baseline of
+	held  bool     // record nothing: hold
+	keys  []checker.BaselineKey
 }
 
 func (m *memStore) Location() string { return "/baselines" }
-func (m *memStore) Observe(label string, defs []tooldef.Tool) (checker.BaselineObservation, error) {
+func (m *memStore) Observe(key checker.BaselineKey, defs []tooldef.Tool) (checker.BaselineObservation, error) {
+	m.keys = append(m.keys, key)
 	if m.err != nil {
 		return checker.BaselineObservation{}, m.err
 	}
-	if before, ok := m.tools[label]; ok {
+	if before, ok := m.tools[key.Label]; ok {
 		return checker.BaselineObservation{Version: 2, Tools: before}, nil
 	}
-	m.tools[label] = defs
-	return checker.BaselineObservation{Created: true, Version: 2}, nil
+	if m.names != nil {
+		return checker.BaselineObservation{OtherNames: m.names}, nil
+	}
+	m.tools[key.Label] = defs
+	return checker.BaselineObservation{Created: true, Held: m.held, Version: 2}, nil
 }
 
 func listing(sid, label, tools string, cursor string) string {

@@ -80,6 +80,7 @@ func (s *session) keepRequest(fc *frameCtx, c *call) {
 func (s *session) keepAnswer(fc *frameCtx, c *call) {
 	m := &fc.msg
 	c.toolError = c.toolError || m.isErrorResult()
+	s.noteServerName(fc, c)
 	if !s.e.cfg.KeepBodies {
 		return
 	}

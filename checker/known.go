@@ -12,7 +12,15 @@ import (
 // stay exact. An accepted finding of a server label checked in this run
 // that no longer occurs is stale: it fails the check (as a failed "known"
 // assertion), so the file shrinks as things get fixed. Assertions are
-// never accepted this way: they are what the user asked for.
+// never accepted this way: they are what the user asked for, and neither
+// is the note that a first-seen tool baseline was recorded: it says what
+// one run did, and would be stale on the next.
+//
+// The label is part of every fingerprint, and default labels changed once
+// (capture.DeriveLabelIn): an entry made under a session's old label
+// (BaselineKey.OldLabel) still accepts the finding it named, so the first
+// check after the upgrade passes, and --write-known rewrites the file
+// under the new labels.
 
 // KnownFinding is one entry of a known-findings file.
 type KnownFinding struct {
@@ -41,6 +49,10 @@ type KnownSummary struct {
 	// Stale lists the entries of checked server labels that matched no
 	// finding; each fails the check.
 	Stale []KnownFinding `json:"stale"`
+	// OldLabels are the labels the checked servers had under the old
+	// labelling rule (and no session of this check has): their entries
+	// are never stale, and a rewrite drops those that matched nothing.
+	OldLabels []string `json:"-"`
 }
 
 // FingerprintEntry is one finding's fingerprint with what identifies it,
@@ -56,7 +68,21 @@ type FingerprintEntry struct {
 	// Text is the finding's message when the report kept it, else "".
 	Text  string
 	Known bool // it matched an entry of Config.Known
+	// Replaces is the fingerprint, under the session's old label, of the
+	// entry that accepted this finding, when that is how it matched; a
+	// rewritten file holds this entry instead.
+	Replaces string
 }
+
+// RecordsBaseline reports whether the entry is the note that a first-seen
+// tool baseline was recorded for its label, which known files written by
+// earlier versions hold: it is never stale, and a rewrite drops it.
+func (en KnownFinding) RecordsBaseline() bool {
+	return en.Label != "" && strings.EqualFold(en.Fingerprint, fingerprint(en.Label, recordedNoteTuple, 0))
+}
+
+// recordedNoteTuple identifies the first-seen baseline note.
+var recordedNoteTuple = fingerprintTuple{rule: SignalDrift.RuleID(), kind: recordedBaselineKind}
 
 // knownVerdict is what the known findings change in the gate.
 type knownVerdict struct {
@@ -94,9 +120,21 @@ func (e *Engine) judgeKnown(rep *Report) *knownVerdict {
 	k.known = make([]map[Signal]int, len(e.order))
 	k.acceptedBy = make([]map[Signal]int, len(e.order))
 	summary := &KnownSummary{Stale: []KnownFinding{}}
+	current := map[string]bool{}
+	for _, s := range e.order {
+		current[s.label] = true
+	}
+	oldLabels := map[string]bool{}
 	lastOfLabel := map[string]int{}
 	for i, s := range e.order {
 		lastOfLabel[s.label] = i
+		old := s.bl.oldLabel
+		if old == s.label || current[old] {
+			old = "" // another server's label now: its entries are its own
+		}
+		if old != "" {
+			oldLabels[old] = true
+		}
 		k.total[i], k.known[i], k.acceptedBy[i] = map[Signal]int{}, map[Signal]int{}, map[Signal]int{}
 		tuples := make([]fingerprintTuple, 0, len(s.occurrences))
 		for t := range s.occurrences {
@@ -107,11 +145,21 @@ func (e *Engine) judgeKnown(rep *Report) *knownVerdict {
 		sortTuples(tuples)
 		for _, t := range tuples {
 			sig := Signal(strings.TrimPrefix(t.rule, "mcpsnoop/"))
+			note := t == recordedNoteTuple
 			s.occurrences[t].each(func(occ int, party Party, gated bool) {
-				fp := fingerprint(s.label, t, occ)
-				known := entries[fp]
 				if gated {
 					k.total[i][sig]++
+				}
+				if note {
+					return // never accepted, never written to a known file
+				}
+				fp := fingerprint(s.label, t, occ)
+				known, alias := entries[fp], ""
+				if !known && old != "" && len(entries) > 0 {
+					if a := fingerprint(old, t, occ); entries[a] {
+						known, alias = true, a
+						k.accepted[a] = true
+					}
 				}
 				if known {
 					k.accepted[fp] = true
@@ -128,7 +176,7 @@ func (e *Engine) judgeKnown(rep *Report) *knownVerdict {
 				if e.cfg.Fingerprints {
 					rep.Fingerprints = append(rep.Fingerprints, FingerprintEntry{
 						Fingerprint: fp, Label: s.label, SessionID: s.id, Rule: t.rule,
-						Method: t.method, Tool: t.tool, Kind: t.kind, Known: known,
+						Method: t.method, Tool: t.tool, Kind: t.kind, Known: known, Replaces: alias,
 					})
 				}
 			})
@@ -139,6 +187,10 @@ func (e *Engine) judgeKnown(rep *Report) *knownVerdict {
 	}
 	rep.Known = summary
 	summary.Entries = len(e.cfg.Known.Entries)
+	for l := range oldLabels {
+		summary.OldLabels = append(summary.OldLabels, l)
+	}
+	slices.Sort(summary.OldLabels)
 	seen := map[string]bool{}
 	for _, en := range e.cfg.Known.Entries {
 		if seen[en.Fingerprint] {
@@ -150,8 +202,8 @@ func (e *Engine) judgeKnown(rep *Report) *knownVerdict {
 			continue
 		}
 		last, checked := lastOfLabel[en.Label]
-		if en.Label == "" || !checked {
-			continue // a server this check did not see: nothing to say
+		if en.Label == "" || !checked || en.RecordsBaseline() {
+			continue // a server this check did not see, or a note of a past run: nothing to say
 		}
 		summary.Stale = append(summary.Stale, en)
 		msg := "known finding " + en.Fingerprint + " of server " + strconv.Quote(en.Label) + " no longer occurs"

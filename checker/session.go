@@ -61,7 +61,8 @@ type session struct {
 
 	traffic     Traffic
 	first, last time.Time
-	caps        Capabilities // kept under Config.KeepBodies
+	caps        Capabilities  // kept under Config.KeepBodies
+	bl          baselineState // what the tool baseline is keyed by (baselinecheck.go)
 
 	// Rule families' own state.
 	cache  cacheState
@@ -128,6 +129,7 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		// makes a gap of the losses no later frame shows.
 		s.dropped = max(s.dropped, f.Dropped)
 		s.onMeta(f)
+		s.bl.onMetaCommand(f)
 		s.emitEvent(f, pos, ordinal, EventMeta)
 		return // a control frame is never judged
 	case f.Direction == capture.Stderr:

@@ -93,6 +93,9 @@ func buildSuite(rep *checker.Report, s *checker.SessionReport, found []*checker.
 	if s.Baseline.Created {
 		tc := newCase(s.ID, "baseline")
 		tc.Skipped = &junit.Result{Message: baselineRecorded}
+		if s.Baseline.Dir == "" {
+			tc.Skipped.Message = baselineHeld
+		}
 		addCase(&suite, tc)
 	}
 	for _, sig := range reportedSignals(rep) {
@@ -174,8 +177,13 @@ func signalCase(s *checker.SessionReport, sig checker.Signal, found []*checker.F
 	return tc, shown
 }
 
-// baselineRecorded is the skipped baseline case's message.
-const baselineRecorded = "recorded first-seen tool baseline (trusted, not verified)"
+// baselineRecorded is the skipped baseline case's message; baselineHeld
+// that of a baseline held for this check only (a log from elsewhere, whose
+// report names no folder: Baseline.Dir is "").
+const (
+	baselineRecorded = "recorded first-seen tool baseline (trusted, not verified)"
+	baselineHeld     = "first-seen tool baseline held for this check only (trusted, not verified; not written: the log is not one of this machine's captures; --baseline DIR records it)"
+)
 
 // signalReason is the failure text of a gated signal. Drift fails for two
 // reasons that are not a count of changes: an unusable baseline, and a run
@@ -185,6 +193,8 @@ func signalReason(s *checker.SessionReport, sig checker.Signal, count int) strin
 		switch b := s.Baseline; {
 		case b.Error != "":
 			return "tool baseline error: " + b.Error
+		case b.RecordedOnly && b.Dir == "":
+			return fmt.Sprintf("session %s only held a first-seen tool baseline, so no tool definition was verified; check it with --baseline pointing at a persisted folder", s.ID)
 		case b.RecordedOnly:
 			return fmt.Sprintf("session %s only recorded a first-seen tool baseline, so no tool definition was verified; keep %s between runs", s.ID, b.Dir)
 		}

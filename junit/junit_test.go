@@ -93,13 +93,21 @@ var cases = []struct {
 		},
 	}},
 	{"no-sessions", &checker.Report{Verdict: checker.Passed, FailOn: checker.DefaultFailOn}},
+	// A log from elsewhere: its first-seen baseline was held for the check
+	// only, and a drift gate that verified nothing says how to record one.
+	{"baseline-held", &checker.Report{
+		Verdict: checker.Failed,
+		FailOn:  []checker.Signal{checker.SignalDrift},
+		Sessions: []*checker.SessionReport{{ID: "s1", Label: "srv", Counters: checker.Counters{Drift: 1}, FailedSignals: []checker.Signal{checker.SignalDrift},
+			Baseline: checker.BaselineResult{Checked: true, Created: true, RecordedOnly: true}}},
+	}},
 	// A failure lists its findings as the text report does; a skipped
 	// baseline case counts in skipped.
 	{"findings-listed", &checker.Report{
 		Verdict: checker.Failed,
 		FailOn:  checker.DefaultFailOn,
 		Sessions: []*checker.SessionReport{{ID: "s1", Label: "srv", Counters: checker.Counters{Errors: 1, Warnings: 2, Pending: 1},
-			Baseline: checker.BaselineResult{Checked: true, Created: true}}},
+			Baseline: checker.BaselineResult{Checked: true, Created: true, Dir: "/state/tool-baselines"}}},
 		Findings: []checker.Finding{
 			{Signal: checker.SignalError, RuleID: "mcpsnoop/error", Level: checker.LevelError, SessionID: "s1", Path: "logs/run.jsonl", Line: 4,
 				Text: "tools/call read_file (id 2) ended in an error: the result is marked isError: ENOENT"},

@@ -98,7 +98,10 @@ func isFingerprint(s string) bool {
 // (rep.Fingerprints, in report order, each fingerprint once), keeping the
 // comment an entry of old gave it, then the entries of old whose server no
 // session of this check was labelled with, or that name none, as they
-// were. So rewriting a file drops exactly its stale entries.
+// were. So rewriting a file drops exactly its stale entries. An entry made
+// under a checked server's old label gives way to the finding it accepted
+// (its comment kept) and is dropped when it matched nothing; a first-seen
+// baseline note of an earlier version is dropped.
 func Write(w io.Writer, rep *checker.Report, old []checker.KnownFinding) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, Header)
@@ -112,6 +115,11 @@ func Write(w io.Writer, rep *checker.Report, old []checker.KnownFinding) error {
 	for _, s := range rep.Sessions {
 		checked[s.Label] = true
 	}
+	if rep.Known != nil {
+		for _, l := range rep.Known.OldLabels {
+			checked[l] = true
+		}
+	}
 	written := map[string]bool{}
 	for _, f := range rep.Fingerprints {
 		if written[f.Fingerprint] {
@@ -119,6 +127,9 @@ func Write(w io.Writer, rep *checker.Report, old []checker.KnownFinding) error {
 		}
 		written[f.Fingerprint] = true
 		note, ok := notes[f.Fingerprint]
+		if !ok && f.Replaces != "" {
+			note, ok = notes[f.Replaces]
+		}
 		if !ok {
 			note = describe(f)
 		}
@@ -126,6 +137,9 @@ func Write(w io.Writer, rep *checker.Report, old []checker.KnownFinding) error {
 	}
 	var kept []checker.KnownFinding
 	for _, e := range old {
+		if e.RecordsBaseline() {
+			continue
+		}
 		if !written[e.Fingerprint] && (e.Label == "" || !checked[e.Label]) {
 			written[e.Fingerprint] = true
 			kept = append(kept, e)

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/tooldef"
 )
 
 func TestParse(t *testing.T) {
@@ -75,5 +77,71 @@ func TestWriteRoundTrip(t *testing.T) {
 	back, err := Parse(buf.Bytes(), "w")
 	if err != nil || len(back) != 4 || back[0].Note != `mcpsnoop/error tools/call x: line1\nline2` || back[2].Label != "files" {
 		t.Errorf("parsed back %+v, %v", back, err)
+	}
+}
+
+// recordedNote is the fingerprint the first-seen baseline note of label
+// had, as the engine makes it.
+func recordedNote(t *testing.T, label string) string {
+	t.Helper()
+	eng := checker.New(checker.Config{Baseline: createdStore{}})
+	log := `{"session_id":"s","server_label":"` + label + `","seq":1,"direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}
+{"session_id":"s","server_label":"` + label + `","seq":2,"direction":"s2c","transport":"stdio","raw":{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}}
+`
+	r := capture.NewReader(strings.NewReader(log), "t.jsonl")
+	for {
+		f, line, err := r.Next()
+		if err != nil {
+			break
+		}
+		eng.Ingest(&f, checker.Position{Path: "t.jsonl", Line: line})
+	}
+	for _, f := range eng.Report().Findings {
+		if f.Kind == "recorded first-seen tool baseline" {
+			return f.Fingerprint
+		}
+	}
+	t.Fatal("no first-seen note")
+	return ""
+}
+
+type createdStore struct{}
+
+func (createdStore) Observe(checker.BaselineKey, []tooldef.Tool) (checker.BaselineObservation, error) {
+	return checker.BaselineObservation{Created: true, Version: 2}, nil
+}
+func (createdStore) Location() string { return "/b" }
+
+// A rewrite drops the first-seen notes earlier versions wrote, and an
+// entry made under a checked server's old label gives way to the finding
+// it accepted, comment and all; the old label's other entries go too.
+func TestWriteAfterUpgrade(t *testing.T) {
+	rep := &checker.Report{
+		Sessions: []*checker.SessionReport{{ID: "s1", Label: "weather"}},
+		Fingerprints: []checker.FingerprintEntry{
+			{Fingerprint: "1111111111111111", Label: "weather", Rule: "mcpsnoop/error", Replaces: "aaaaaaaaaaaaaaaa"},
+			{Fingerprint: "2222222222222222", Label: "weather", Rule: "mcpsnoop/warn", Kind: "k", Replaces: "bbbbbbbbbbbbbbbb"},
+		},
+		Known: &checker.KnownSummary{OldLabels: []string{"index.js"}},
+	}
+	old := []checker.KnownFinding{
+		{Fingerprint: "aaaaaaaaaaaaaaaa", Label: "index.js", Note: "accepted in #7"},
+		{Fingerprint: "bbbbbbbbbbbbbbbb", Label: "index.js"},
+		{Fingerprint: "cccccccccccccccc", Label: "index.js", Note: "matched nothing"},
+		{Fingerprint: recordedNote(t, "weather"), Label: "weather", Note: "mcpsnoop/drift: recorded first-seen tool baseline"},
+		{Fingerprint: recordedNote(t, "files"), Label: "files", Note: "mcpsnoop/drift: recorded first-seen tool baseline"},
+		{Fingerprint: "dddddddddddddddd", Label: "files", Note: "another server"},
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, rep, old); err != nil {
+		t.Fatal(err)
+	}
+	want := Header + "\n" +
+		`1111111111111111 "weather" # accepted in #7` + "\n" +
+		`2222222222222222 "weather" # mcpsnoop/warn: k` + "\n" +
+		"# kept: servers this check did not see\n" +
+		`dddddddddddddddd "files" # another server` + "\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
 }

@@ -75,7 +75,13 @@ func WriteText(w io.Writer, rep *checker.Report, opts TextOptions) error {
 // old baseline cannot answer for, and the error or the drift block.
 func writeBaseline(w io.Writer, s *checker.SessionReport) {
 	b := s.Baseline
-	if b.Created {
+	switch {
+	case b.Created && b.Dir == "": // held for this check only (a log from elsewhere)
+		fmt.Fprintln(w, "first-seen tool baseline held for this check only (trusted, not verified; not written: the log is not one of this machine's captures; --baseline DIR records it)")
+		if b.RecordedOnly {
+			fmt.Fprintln(w, "nothing was verified: check it with --baseline pointing at a persisted folder so the next check compares against it")
+		}
+	case b.Created:
 		fmt.Fprintln(w, "recorded first-seen tool baseline (trusted, not verified)")
 		if b.RecordedOnly {
 			fmt.Fprintf(w, "nothing was verified: keep %s between runs (or point --baseline at a persisted folder) so the next check compares against it\n", line(b.Dir))

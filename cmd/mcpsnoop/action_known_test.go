@@ -21,7 +21,7 @@ func TestActionKnownInput(t *testing.T) {
 	write := exec.Command(f.binary, "check", "--write-known", known, "logs/traced")
 	write.Dir = f.workspace
 	write.Env = append(os.Environ(), "MCPSNOOP_HOME="+t.TempDir())
-	if out, err := write.CombinedOutput(); err == nil || !strings.Contains(string(out), "check failed: error") {
+	if out, err := write.CombinedOutput(); err != nil || !strings.Contains(string(out), "check failed: error") {
 		t.Fatalf("check --write-known: %v\n%s", err, out)
 	}
 

@@ -90,7 +90,7 @@ which section of the specification it enforces.
 
 Exit codes: 0 passed, 1 a gated signal or an assertion failed, 2 nothing was
 checked (bad flag or unreadable input; the reason goes to stderr and nothing to
-stdout).`,
+stdout). With --write-known, 0 once the file is written.`,
 		Example: `  mcpsnoop check run.jsonl
   mcpsnoop check --fail-on error,invalid,warn,pending --max-duration 5s logs/
   mcpsnoop check --format sarif --junit report.xml run.jsonl > results.sarif
@@ -121,7 +121,7 @@ stdout).`,
 	f.StringVar(&o.junitPath, "junit", "", "also write a JUnit report to this file (- for standard output)")
 	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file (- for standard output, in place of the text report)")
 	f.StringVar(&o.logName, "log-name", "", "file name to give SARIF results read from standard input")
-	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines)")
+	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines, written only for the logs in <state>/sessions and .mcpsnoop.toml's log-dir)")
 	f.StringVar(&o.run, "run", "", "check every session of one agent run (a run id, or latest), from the state directory or the logs named")
 	f.BoolVar(&o.listRuns, "runs", false, "list the agent runs found, newest first, and exit")
 	o.redact.register(f)
@@ -129,7 +129,7 @@ stdout).`,
 	f.BoolVar(&o.wire, "wire", false, "validate every frame against the JSON schema of its protocol revision and count the wire signal, without gating on it")
 	f.StringVar(&o.explain, "explain", "", "print what a rule checks (W1-W49, M1, wire; all lists them) and the spec section it enforces, and exit")
 	f.StringVar(&o.known, "known", "", "accept the findings this file lists (SARIF fingerprints, as --write-known writes them): notes that fail nothing; a listed finding of a checked server that no longer occurs fails the check")
-	f.StringVar(&o.writeKnown, "write-known", "", "write every finding of this check to this file as accepted (- for standard output), keeping the entries of servers it did not check")
+	f.StringVar(&o.writeKnown, "write-known", "", "write every finding of this check to this file as accepted (- for standard output), keeping the entries of servers it did not check; exits 0 once written")
 	f.IntVar(&o.jobs, "jobs", 0, "read at most this many log files at once (0: one per core; 1: one after another); the report is the same either way")
 	return cmd
 }
@@ -209,7 +209,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	cfg := checker.Config{
 		FailOn: failOn, Blame: blame, MaxDuration: o.maxDuration, MaxServerDuration: o.maxServer, MaxRoundTrips: o.maxRounds,
 		ExpectTools: expect, ForbidTools: forbid,
-		Baseline: baseline.Store{Dir: o.baselineDir},
+		Baseline: checkBaselines(o.baselineDir),
 		Sessions: sessions,
 		Wire:     validate,
 		Known:    knownSet, Fingerprints: o.writeKnown != "",
@@ -279,10 +279,37 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if _, err := cmd.OutOrStdout().Write(out); err != nil {
 		return checkFail("writing the report: %v", err)
 	}
-	if rep.Verdict != checker.Passed {
+	// --write-known is how a team accepts today's findings: the file was
+	// written, and that is what the run was for.
+	if rep.Verdict != checker.Passed && o.writeKnown == "" {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// checkBaselines is check's tool-baseline store. Without --baseline it
+// writes baselines only for this machine's own captures: the logs in the
+// state directory's sessions and in the log-dir (or the trace-file) that
+// .mcpsnoop.toml in the working directory names. A log from anywhere else
+// is compared with a baseline that exists, and its first-seen one is held
+// for this check only (package baseline).
+func checkBaselines(dir string) baseline.Store {
+	store := baseline.Store{Dir: dir}
+	if dir != "" {
+		return store
+	}
+	own := []string{capture.SessionsDir()}
+	// A config that cannot be read names no folder: its logs are then
+	// treated as foreign, which writes less, never more.
+	if cfg, err := capture.LoadConfig(capture.ConfigFile); err == nil && cfg != nil {
+		if cfg.LogDir != nil {
+			own = append(own, *cfg.LogDir)
+		}
+		if cfg.TraceFile != nil {
+			own = append(own, *cfg.TraceFile)
+		}
+	}
+	return store.OnlyOwnLogs(own...)
 }
 
 // toolSpecs splits the values of --expect-tool or --forbid-tool on commas

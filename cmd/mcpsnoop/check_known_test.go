@@ -21,8 +21,9 @@ func TestCheckKnownRoundTrip(t *testing.T) {
 	log, known := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "known.txt")
 	writeFile(t, log, data)
 
+	// It wrote the file: exit 0, though the findings fail this run's gate.
 	code, stdout, stderr := checkRun(t, "", "--write-known", known, log)
-	if code != 1 || stderr != "" || !strings.Contains(stdout, "check failed: error,invalid,warn") {
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "check failed: error,invalid,warn") {
 		t.Fatalf("--write-known: exit %d\n%s%s", code, stdout, stderr)
 	}
 	file, _ := os.ReadFile(known)
@@ -91,7 +92,7 @@ func TestCheckKnownRoundTrip(t *testing.T) {
 	// Rewritten, it has no stale entry, and the check passes again.
 	code, _, _ = checkRun(t, "", "--known", known, "--write-known", known, log)
 	rewritten, _ := os.ReadFile(known)
-	if code != 1 || strings.Contains(string(rewritten), "mcpsnoop/invalid") || strings.Count(string(rewritten), "\n") != strings.Count(string(file), "\n")-1 {
+	if code != 0 || strings.Contains(string(rewritten), "mcpsnoop/invalid") || strings.Count(string(rewritten), "\n") != strings.Count(string(file), "\n")-1 {
 		t.Errorf("rewritten (exit %d):\n%s\nwas:\n%s", code, rewritten, file)
 	}
 	if code, stdout, _ := checkRun(t, "", "--known", known, log); code != 0 {

@@ -51,7 +51,7 @@ func setUpShim(root *cobra.Command) {
 	root.Args = cobra.ArbitraryArgs
 	f := root.Flags()
 	f.SetInterspersed(false)
-	f.StringVar(&o.label, "label", "", "server label in the log and its file name (default: derived from the command)")
+	f.StringVar(&o.label, "label", "", "server label in the log and its file name (default: named after the server: its package, module or project folder, from the command)")
 	o.registerLogFlags(f)
 	f.DurationVar(&o.killGrace, "kill-grace", stdio.DefaultKillGrace, "after passing on SIGINT, SIGTERM or SIGHUP, kill the server if it has not exited within this time")
 	o.redact.register(f)
