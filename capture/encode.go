@@ -184,6 +184,8 @@ func (e *frameEncoder) appendFrame(dst []byte, f *Frame) []byte {
 	}
 	dst = e.appendField(dst, `,"host":`, f.Host)
 	dst = appendTrue(dst, `,"by_proxy":true`, f.ByProxy)
+	dst = e.appendField(dst, `,"http_method":`, f.HTTPMethod)
+	dst = e.appendField(dst, `,"http_path":`, f.HTTPPath)
 	return append(dst, '}', '\n')
 }
 

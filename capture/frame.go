@@ -85,6 +85,13 @@ type Frame struct {
 	// request (a 403 for a Host or Origin its DNS-rebinding guard refused).
 	Host    string `json:"host,omitempty"`
 	ByProxy bool   `json:"by_proxy,omitempty"`
+	// Recorded by mcpsnoop's HTTP proxy on every frame, absent from older
+	// logs: the HTTP method of the exchange the frame belongs to (POST,
+	// GET, DELETE) and its URL path, never its query. A status-only frame
+	// answering a GET or a DELETE has no request frame before it, and
+	// these say what it answered.
+	HTTPMethod string `json:"http_method,omitempty"`
+	HTTPPath   string `json:"http_path,omitempty"`
 }
 
 // HasBody reports whether the frame carries any observed content (a JSON
@@ -111,6 +118,8 @@ func (f Frame) Clone() Frame {
 	c.Accept = strings.Clone(f.Accept)
 	c.Origin = strings.Clone(f.Origin)
 	c.Host = strings.Clone(f.Host)
+	c.HTTPMethod = strings.Clone(f.HTTPMethod)
+	c.HTTPPath = strings.Clone(f.HTTPPath)
 	c.ReplyTo = bytes.Clone(f.ReplyTo)
 	if f.McpParamHeaders != nil {
 		c.McpParamHeaders = make([]ParamHeader, len(f.McpParamHeaders))

@@ -25,7 +25,7 @@ func (s *session) onStatusReply(fc *frameCtx) {
 	if len(f.ReplyTo) == 0 || f.Status < 400 || f.Direction != capture.ServerToClient {
 		return
 	}
-	if f.HasBody() && fc.msg.kind != kindNotRPC {
+	if f.HasBody() && fc.msg.kind != kindNotRPC && !oauthErrorBody(&fc.msg, f.Status) {
 		return // a JSON-RPC message answers for itself
 	}
 	key := callKey{dir: capture.ClientToServer, id: string(f.ReplyTo), conn: f.ConnID}

@@ -155,6 +155,7 @@ func (s *session) conclude(c *call, ts time.Time, errored bool, size int) {
 		c.state = stateFailed
 	} else {
 		c.state = stateCompleted
+		s.succeeded(c)
 	}
 	s.unpark(c)
 	s.calls.retire(c)

@@ -1,7 +1,7 @@
 package checker
 
 // ruleCatalog is every warn rule (W1-W45 as spec/check.md numbers them,
-// W46-W49 ours), the server's -32020 mismatch (M1) and the wire rule, in
+// W46-W49 and W60 ours; W50-W59 are assigned to rules to come), the server's -32020 mismatch (M1) and the wire rule, in
 // id order. Since and HTTPOnly are the engine's gates, read off the rule
 // files; spec paths are relative to a revision's root on
 // modelcontextprotocol.io (built from the specification repository's
@@ -143,6 +143,12 @@ var ruleCatalog = []Rule{
 		Text:    "tool <name %q> answered with a task handle uses the io.modelcontextprotocol/tasks extension, which the <side> never advertised",
 		Example: `tool "render" answered with a task handle uses the io.modelcontextprotocol/tasks extension, which the client never advertised`,
 		Gate:    "a task handle answering a tools/call that declared 2026-07-28 or later", spec: at("2026-07-28", "basic/versioning#extension-negotiation")},
+
+	// HTTP failures (ours).
+	{ID: "W60", Family: familyHeaders, HTTPOnly: true,
+		Text:    "HTTP <status> answered a POST that carried only notifications or responses",
+		Example: "HTTP 400 answered a POST that carried only notifications or responses",
+		Gate:    "an HTTP failure without a JSON-RPC body answering a POST whose body held no request", spec: transportPages("sending-messages")},
 
 	// The server's own verdict (check.md 3.4).
 	{ID: "M1", Signal: SignalMismatch, Family: "Routing mismatch",

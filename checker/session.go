@@ -70,6 +70,7 @@ type session struct {
 	prog   progressState
 	params paramHeaderState
 	ext    extensionState
+	http   httpState
 
 	rev      revisionState
 	wire     wireState
@@ -149,11 +150,13 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		s.refusedByProxy(fc)
 		return // the server never saw the request: nothing of its to judge
 	}
+	s.http.noteAnswered(f)
 	if !f.HasBody() {
 		if f.Status >= 400 {
-			fc.transportError()
+			s.httpFailure(fc)
+		} else if f.Status > 0 && f.Direction == capture.ServerToClient {
+			s.succeeded(nil) // an exchange of no call got through
 		}
-		s.onStatusReply(fc)
 		return // a bare status: a silent transport frame
 	}
 	fc.msg = parseMessage(f.Raw)
@@ -161,15 +164,15 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		s.withheld(fc)
 		return
 	}
-	if fc.msg.kind == kindNotRPC {
+	if fc.msg.kind == kindNotRPC || oauthErrorBody(&fc.msg, f.Status) {
 		if f.Status >= 400 {
-			fc.transportError()
-			s.onStatusReply(fc)
+			s.httpFailure(fc)
 		} else {
 			fc.invalid()
 		}
 		return
 	}
+	s.http.notePosted(f, fc.msg.kind)
 	checkJSONRPCShape(fc)
 	switch fc.msg.kind {
 	case kindRequest:
@@ -258,6 +261,7 @@ func (s *session) close() *SessionReport {
 	}
 	s.counters.Pending = len(pending)
 	s.reportRemaining()
+	s.unsettled401s()
 
 	if s.dropped > uint64(s.counters.MissingFrames) {
 		s.counters.MissingFrames = int(min(s.dropped, 1<<31))

@@ -38,7 +38,7 @@ func (framer) Frames(ob *capture.Observation, out []capture.Frame) []capture.Fra
 		return append(out, capture.Frame{TS: ob.TS, Direction: ob.Direction, Transport: capture.TransportHTTP, Raw: ob.Data})
 	}
 	x := o.x
-	base := capture.Frame{TS: ob.TS, Transport: capture.TransportHTTP, ConnID: x.conn}
+	base := capture.Frame{TS: ob.TS, Transport: capture.TransportHTTP, ConnID: x.conn, HTTPMethod: x.httpMethod, HTTPPath: x.httpPath}
 	if o.kind == obsRequest {
 		base.Direction = capture.ClientToServer
 		base.McpProtocolVersion = x.version

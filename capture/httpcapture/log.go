@@ -70,6 +70,8 @@ type observation struct {
 // except replyTo, which only the writer goroutine touches.
 type exchange struct {
 	conn        string
+	httpMethod  string // the request's HTTP method
+	httpPath    string // its URL path, without the query
 	method      string // Mcp-Method
 	name        string // Mcp-Name
 	version     string // MCP-Protocol-Version

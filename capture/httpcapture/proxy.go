@@ -480,6 +480,8 @@ func requestExchange(r *http.Request, conn string) *exchange {
 		accept:      strings.Join(h.Values("Accept"), ", "),
 		origin:      h.Get("Origin"),
 		host:        r.Host,
+		httpMethod:  r.Method,
+		httpPath:    r.URL.Path,
 	}
 	for name, values := range h {
 		if len(name) > len("mcp-param-") && strings.EqualFold(name[:len("mcp-param-")], "mcp-param-") {

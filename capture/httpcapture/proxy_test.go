@@ -445,6 +445,40 @@ func TestProxyRefusals(t *testing.T) {
 	}
 }
 
+// TestProxyRecordsTheHTTPExchange: every frame names the HTTP method and
+// URL path of its exchange (never the query), so a status-only answer to a
+// GET or a DELETE, which has no request frame, says what it answered.
+func TestProxyRecordsTheHTTPExchange(t *testing.T) {
+	r := newProxyRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		io.Copy(io.Discard, req.Body)
+		if req.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	r.do("POST", "/mcp?token=sEcReT", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil)
+	r.do("GET", "/mcp", "", http.Header{"Accept": {"text/event-stream"}})
+	r.do("DELETE", "/mcp/", "", nil)
+	fs := r.frames()
+	wantFrames(t, fs,
+		`c2s {"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`s2c 200 {"jsonrpc":"2.0","id":1,"result":{}}`,
+		`s2c 405`,
+		`s2c 405`,
+	)
+	want := [][2]string{{"POST", "/mcp"}, {"POST", "/mcp"}, {"GET", "/mcp"}, {"DELETE", "/mcp/"}}
+	for i, f := range fs {
+		if got := [2]string{f.HTTPMethod, f.HTTPPath}; got != want[i] {
+			t.Errorf("frame %d: http %v, want %v", i, got, want[i])
+		}
+	}
+	if strings.Contains(r.out.buf.String(), "sEcReT") {
+		t.Error("the log holds the URL's query")
+	}
+}
+
 // compress encodes s in a content-coding.
 func compress(t *testing.T, coding, s string) []byte {
 	var buf bytes.Buffer
