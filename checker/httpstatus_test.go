@@ -12,7 +12,9 @@ import (
 // rest stay errors.
 func TestHTTPStatuses(t *testing.T) {
 	gates, _ := checker.ParseFailOn("error,invalid,warn,pending")
-	post := func(raw string) pf { return pf{"c2s", `"raw":` + raw + `,"http_method":"POST","http_path":"/mcp","conn_id":"c1"`} }
+	post := func(raw string) pf {
+		return pf{"c2s", `"raw":` + raw + `,"http_method":"POST","http_path":"/mcp","conn_id":"c1"`}
+	}
 	status := func(members string) pf { return pf{"s2c", members + `,"http_path":"/mcp","conn_id":"c1"`} }
 	const challenge = `Bearer resource_metadata=\"http://127.0.0.1/.well-known/oauth-protected-resource\"`
 	tests := []struct {
