@@ -48,6 +48,8 @@ type call struct {
 	wireTask bool // the request asked to run as a task (params.task): its answer is a CreateTaskResult
 	// What rules about the answer need to know of the request.
 	revision      string // declared protocol revision ("" for a legacy request)
+	rev           string // the revision its exchange is judged under (frame revision of the request)
+	clientRev     string // for a server's request: the revision the client's side set (W41, W42)
 	metaCaps      string // raw _meta clientCapabilities ("" when absent)
 	hasMetaCaps   bool
 	retryRequest  bool   // carried a non-null inputResponses or requestState

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/tidwall/gjson"
 )
 
@@ -84,6 +85,7 @@ func (s *session) onRequest(fc *frameCtx) {
 	}
 	s.keepRequest(fc, c)
 	s.keepRequestForBlame(fc, c)
+	s.startProbe(fc, c)
 	if cacheableMethod(c.method) && s.cache.fresh != nil {
 		fc.staleFetch = s.cache.refetch(c, f.TS)
 	}
@@ -105,6 +107,10 @@ func (s *session) onRequest(fc *frameCtx) {
 func (s *session) describeRequest(fc *frameCtx, c *call) {
 	m := &fc.msg
 	c.revision = clone(declaredRevision(m, fc.f))
+	c.rev = clone(fc.revision())
+	if fc.f.Direction == capture.ServerToClient {
+		c.clientRev = clone(fc.clientRevision())
+	}
 	if caps := m.metaField("io.modelcontextprotocol/clientCapabilities"); caps.Exists() {
 		c.hasMetaCaps, c.metaCaps = true, clone(caps.Raw)
 	}

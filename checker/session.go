@@ -45,7 +45,6 @@ type session struct {
 	lastToolsListLine int
 	lastToolsListPath string
 	inv               inventory
-	stateless         bool // a c2s request declared 2026-07-28 or later
 
 	interactions          []keptInteraction
 	interactionsTruncated int
@@ -71,6 +70,11 @@ type session struct {
 	params paramHeaderState
 	ext    extensionState
 	http   httpState
+
+	// A 2026-07-28 probe refused by an older server (probe.go).
+	probe       *probeState
+	probeSeen   bool         // the session's first client request was looked at
+	probeFrames map[int]bool // the frames of a confirmed probe
 
 	rev      revisionState
 	wire     wireState
@@ -144,6 +148,10 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		return
 	}
 	fc := &frameCtx{s: s, f: f, pos: pos, ordinal: ordinal, callIndex: -1}
+	if s.probe != nil {
+		before := s.counters
+		defer s.afterProbeFrame(fc, before) // after finish: its findings are made
+	}
 	defer fc.finish()
 
 	if f.ByProxy && f.Direction == capture.ServerToClient {
@@ -176,6 +184,7 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	checkJSONRPCShape(fc)
 	switch fc.msg.kind {
 	case kindRequest:
+		s.probeNext(fc)
 		s.traffic.Requests++
 		s.onTraceparent(fc)
 		s.onRequest(fc)
@@ -242,6 +251,9 @@ func (s *session) deprecation(fc *frameCtx) {
 // close ends the session: pending calls become findings, assertions are
 // evaluated, and the summary is built.
 func (s *session) close() *SessionReport {
+	if s.probe != nil {
+		s.endProbe(false) // never followed by initialize: no probe
+	}
 	// Calls still pending at the end, in request order.
 	pending := make([]*call, 0, len(s.calls.pending))
 	for c := range s.calls.pending {
