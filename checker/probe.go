@@ -23,13 +23,13 @@ const maxProbeHeld = 256
 
 // probeState is a probe being watched.
 type probeState struct {
-	call      *call
-	frames    map[int]bool // ordinals of the probe's request and its refusal
-	refused   bool         // its answer was a refusal a probe may get
-	held      []findingInput
-	wire      []*wireJob // validation outcomes of held frames
-	delta     Counters   // what the probe's frames added to the counters
-	statelessBefore string // the session's stateless revision before the probe
+	call            *call
+	frames          map[int]bool // ordinals of the probe's request and its refusal
+	refused         bool         // its answer was a refusal a probe may get
+	held            []findingInput
+	wire            []*wireJob // validation outcomes of held frames
+	delta           Counters   // what the probe's frames added to the counters
+	statelessBefore string     // the session's stateless revision before the probe
 }
 
 // startProbe watches a session's first client request when it may be a
