@@ -49,6 +49,7 @@ type frameCtx struct {
 	cacheScope  string
 
 	withheld bool // the body was withheld (redaction_skipped): no rule judges it
+	dupKeys  bool // an object of the message repeats a member name (W59)
 }
 
 type frameError struct {

@@ -144,6 +144,12 @@ var ruleCatalog = []Rule{
 		Example: `tool "render" answered with a task handle uses the io.modelcontextprotocol/tasks extension, which the client never advertised`,
 		Gate:    "a task handle answering a tools/call that declared 2026-07-28 or later", spec: at("2026-07-28", "basic/versioning#extension-negotiation")},
 
+	{ID: "W59", Family: familyJSONRPC,
+		Text:    "request repeats the member name <name> in one object; servers take its last occurrence",
+		Example: `request repeats the member name "name" in one object; servers take its last occurrence`,
+		Gate:    "a client's request (any object in it, at any depth); every member mcpsnoop reads takes the last occurrence, as the servers' decoders do",
+		spec:    []specPage{{from: "", path: "basic/messages#requests"}, {from: "2025-03-26", path: "basic/index#requests"}}},
+
 	// HTTP failures (ours).
 	{ID: "W60", Family: familyHeaders, HTTPOnly: true,
 		Text:    "HTTP <status> answered a POST that carried only notifications or responses",
@@ -268,6 +274,7 @@ var ruleParties = map[string]Party{
 	"W43": PartyClient,
 	"W44": PartyClient,
 	"W45": PartyClient,
+	"W59": PartyClient,
 	"W46": PartyClient,
 	"W47": PartyServer,
 	"W49": PartyServer,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/internal/jsondup"
 )
 
 // session is the running state of one session_id.
@@ -168,6 +169,12 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		return // a bare status: a silent transport frame
 	}
 	fc.msg = parseMessage(f.Raw)
+	if s.readsWhole(fc) && jsondup.Has(f.Raw) {
+		// Read as the servers' decoders read it: the last occurrence of a
+		// repeated name (W59 says so for a request).
+		fc.dupKeys = true
+		fc.msg = parseMessage(jsondup.LastWins(f.Raw))
+	}
 	if f.RedactionSkipped {
 		s.withheld(fc)
 		return
@@ -224,6 +231,7 @@ func (s *session) frameRules(fc *frameCtx) {
 	s.paramHeaderRules(fc)
 	s.transportRules(fc)
 	s.extensionRules(fc)
+	duplicateKeyRule(fc)
 }
 
 // deprecation marks a frame that uses a feature 2026-07-28 deprecated.
