@@ -68,10 +68,11 @@ type call struct {
 	taskCancelled bool
 
 	// Who is at fault for a refusal of the request (blame.go).
-	faulty         bool   // the request broke a catalogue rule
-	headerMismatch bool   // its routing headers disagreed with its body
-	blameRaw       []byte // a copy of a small request, while the call is open
-	blameRev       string // the revision it is judged under
+	faulty         bool    // the request broke a catalogue rule
+	headerMismatch bool    // its routing headers disagreed with its body
+	mustRefuse     refusal // what a 2026-07-28 server must refuse it for (stateless.go)
+	blameRaw       []byte  // a copy of a small request, while the call is open
+	blameRev       string  // the revision it is judged under
 
 	// Kept for exports (Config.KeepBodies), cloned from their frames.
 	params, result, errRaw []byte

@@ -50,6 +50,10 @@ type frameCtx struct {
 
 	withheld bool // the body was withheld (redaction_skipped): no rule judges it
 	dupKeys  bool // an object of the message repeats a member name (W59)
+	// initMissing: W57 reported missing initialize fields; the schema
+	// finding leaves them out.
+	initMissing bool
+	getJudged   bool // W58 looked at the frame
 }
 
 type frameError struct {

@@ -159,11 +159,13 @@ func (s *session) requestMetaRules(fc *frameCtx) {
 	if caps := member(meta, metaClientCapabilities); !caps.Exists() || caps.Type == gjson.Null {
 		fc.warn("W43", "request _meta is missing required io.modelcontextprotocol/clientCapabilities",
 			"request _meta is missing required io.modelcontextprotocol/clientCapabilities")
+		fc.refusable(refuseMeta)
 	}
 	// W44
 	if !hasMetaVersion {
 		fc.warn("W44", "request _meta is missing required io.modelcontextprotocol/protocolVersion",
 			"request _meta is missing required io.modelcontextprotocol/protocolVersion")
+		fc.refusable(refuseMeta)
 	}
 }
 

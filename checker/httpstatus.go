@@ -48,6 +48,7 @@ type httpState struct {
 	// carried a request: frames of one POST come one after another, before
 	// any answer on that connection.
 	posted map[string]postedBody
+	ended  bool // a DELETE ended the session (a later GET may get 404)
 }
 
 type postedBody struct {
@@ -93,6 +94,9 @@ func (s *session) httpFailure(fc *frameCtx) {
 	s.onStatusReply(fc)
 	switch {
 	case f.Status == http.StatusMethodNotAllowed && answersGetOrDelete(f):
+		return
+	case f.HTTPMethod == http.MethodGet && f.Status != http.StatusUnauthorized:
+		s.getAnswer(fc)
 		return
 	case f.Status == http.StatusUnauthorized:
 		if s.hold401(fc) {
@@ -189,4 +193,31 @@ func (s *session) unsettled401s() {
 func oauthErrorBody(m *message, status int) bool {
 	return status >= 400 && !m.hasRPC && !m.hasID && m.method == "" && !m.hasResult &&
 		m.errorVal.Type == gjson.String
+}
+
+// getAnswer applies W58 to the answer of a GET, which opens the server's
+// SSE stream: an event stream, or 405 when the server offers none. A 403
+// (an Origin refused) and a 404 once a DELETE ended the session are what
+// the spec prescribes; a 401 is judged as any 401.
+func (s *session) getAnswer(fc *frameCtx) {
+	f := fc.f
+	switch {
+	case f.Status == http.StatusForbidden,
+		f.Status == http.StatusNotFound && s.http.ended,
+		f.Status < 300 && f.Status >= 200 && (f.ContentType == "" || capture.MediaType(f.ContentType) == "text/event-stream"):
+		return
+	}
+	what := "HTTP " + strconv.Itoa(f.Status)
+	if f.Status < 300 && f.ContentType != "" {
+		what += " with Content-Type " + strconv.Quote(f.ContentType)
+	}
+	fc.warn("W58", "GET answered with <what>, neither an SSE stream nor 405",
+		"GET answered with "+what+", neither an SSE stream nor 405")
+}
+
+// noteDelete remembers a DELETE the server accepted: the session is over.
+func (h *httpState) noteDelete(f *capture.Frame) {
+	if f.HTTPMethod == http.MethodDelete && f.Status >= 200 && f.Status < 300 {
+		h.ended = true
+	}
 }

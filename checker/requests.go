@@ -107,6 +107,9 @@ func (s *session) onRequest(fc *frameCtx) {
 func (s *session) describeRequest(fc *frameCtx, c *call) {
 	m := &fc.msg
 	c.revision = clone(declaredRevision(m, fc.f))
+	if fc.f.Direction == capture.ClientToServer && c.method != "initialize" {
+		s.versionRefusal(fc, c)
+	}
 	c.rev = clone(fc.revision())
 	if fc.f.Direction == capture.ServerToClient {
 		c.clientRev = clone(fc.clientRevision())

@@ -1,5 +1,7 @@
 package checker
 
+import "strings"
+
 // ruleCatalog is every warn rule (W1-W45 as spec/check.md numbers them,
 // W46-W49 and W60 ours; W50-W59 are assigned to rules to come), the server's -32020 mismatch (M1) and the wire rule, in
 // id order. Since and HTTPOnly are the engine's gates, read off the rule
@@ -144,6 +146,30 @@ var ruleCatalog = []Rule{
 		Example: `tool "render" answered with a task handle uses the io.modelcontextprotocol/tasks extension, which the client never advertised`,
 		Gate:    "a task handle answering a tools/call that declared 2026-07-28 or later", spec: at("2026-07-28", "basic/versioning#extension-negotiation")},
 
+	refuse("W52", "server answered with a result a request missing its required _meta, which 2026-07-28 requires it to refuse (-32602, HTTP 400)",
+		"a request that broke W43 or W44", "basic/index#meta"),
+	refuse("W53", "server answered with a result a request whose routing headers disagree with its body, which 2026-07-28 requires it to refuse (-32020, HTTP 400)",
+		"a request that broke W36-W40 or W45", "basic/transports/streamable-http#server-validation"),
+	refuse("W54", "server answered with a result a request naming protocol version <v>, which it does not support: 2026-07-28 requires -32022 and HTTP 400",
+		"a request declaring a version the session's server/discover answer did not list, or no revision has", "basic/versioning"),
+	{ID: "W56", Family: familyHeaders, HTTPOnly: true, Since: "2025-06-18",
+		Text:    "MCP-Protocol-Version header <h> is not the negotiated revision <negotiated>",
+		Example: `MCP-Protocol-Version header "2025-03-26" is not the negotiated revision "2025-11-25"`,
+		Gate:    "a client frame after initialize negotiated 2025-06-18 or later, unless its _meta declares 2026-07-28",
+		spec: []specPage{
+			{from: "2025-06-18", path: "basic/transports#protocol-version-header"},
+			{from: rev20260728, path: "basic/transports/streamable-http#protocol-version-header"},
+		}},
+	{ID: "W57", Family: familyLifecycle,
+		Text:    "initialize is missing required <fields>",
+		Example: "initialize is missing required protocolVersion, clientInfo.name",
+		Gate:    "a client's initialize request; with --wire too, the schema finding leaves out what W57 reports",
+		spec:    at("", "basic/lifecycle#initialization")},
+	{ID: "W58", Family: familyHeaders, HTTPOnly: true,
+		Text:    "GET answered with <what>, neither an SSE stream nor 405",
+		Example: "GET answered with HTTP 404, neither an SSE stream nor 405",
+		Gate:    "the answer to a GET (the HTTP proxy records each exchange's method); 401 and 403 are exempt, and 404 once a DELETE ended the session",
+		spec:    transportPages("listening-for-messages-from-the-server")},
 	{ID: "W59", Family: familyJSONRPC,
 		Text:    "request repeats the member name <name> in one object; servers take its last occurrence",
 		Example: `request repeats the member name "name" in one object; servers take its last occurrence`,
@@ -178,6 +204,7 @@ const (
 	familySubscriptions = "Subscriptions and progress"
 	familyHeaders       = "Headers and per-request metadata"
 	familyExtensions    = "Extensions"
+	familyLifecycle     = "Lifecycle"
 )
 
 // at is one page for every revision from rev on ("" for all).
@@ -231,6 +258,14 @@ func subscription(id, text, example string) Rule {
 		spec: at("2026-07-28", "basic/patterns/subscriptions")}
 }
 
+// refuse is one of W52-W54: a 2026-07-28 server's result to a request it
+// must refuse.
+func refuse(id, text, broke, path string) Rule {
+	example := strings.ReplaceAll(text, "<v>", `"2099-01-01"`)
+	return Rule{ID: id, Family: familyHeaders, Since: rev20260728, Text: text, Example: example,
+		Gate: "the result answering " + broke + " under 2026-07-28", spec: at(rev20260728, path)}
+}
+
 // header is a routing-header rule: a warning whose frame counts as a
 // mismatch too.
 func header(id, since, text, example, gate, path string) Rule {
@@ -274,9 +309,14 @@ var ruleParties = map[string]Party{
 	"W43": PartyClient,
 	"W44": PartyClient,
 	"W45": PartyClient,
+	"W56": PartyClient,
+	"W57": PartyClient,
 	"W59": PartyClient,
 	"W46": PartyClient,
 	"W47": PartyServer,
+	"W52": PartyServer,
+	"W53": PartyServer,
+	"W54": PartyServer,
 	"W49": PartyServer,
 }
 

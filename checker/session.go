@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"net/http"
+
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/internal/jsondup"
 )
@@ -161,10 +163,15 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	}
 	s.http.noteAnswered(f)
 	if !f.HasBody() {
-		if f.Status >= 400 {
+		switch {
+		case f.Status >= 400:
 			s.httpFailure(fc)
-		} else if f.Status > 0 && f.Direction == capture.ServerToClient {
+		case f.Status > 0 && f.Direction == capture.ServerToClient:
 			s.succeeded(nil) // an exchange of no call got through
+			s.http.noteDelete(f)
+			if f.HTTPMethod == http.MethodGet {
+				s.getAnswer(fc)
+			}
 		}
 		return // a bare status: a silent transport frame
 	}
@@ -231,6 +238,7 @@ func (s *session) frameRules(fc *frameCtx) {
 	s.paramHeaderRules(fc)
 	s.transportRules(fc)
 	s.extensionRules(fc)
+	s.initializeRules(fc)
 	duplicateKeyRule(fc)
 }
 

@@ -32,9 +32,10 @@ import (
 // kept on every check (it costs a comparison per frame): the warn rules'
 // spec links are per revision too.
 type revisionState struct {
-	offered    string // params.protocolVersion of the last initialize request
-	negotiated string // result.protocolVersion of the last initialize result
-	stateless  string // the last revision >= 2026-07-28 a client request declared
+	offered    string   // params.protocolVersion of the last initialize request
+	negotiated string   // result.protocolVersion of the last initialize result
+	supported  []string // the versions a server/discover answer listed; nil before one
+	stateless  string   // the last revision >= 2026-07-28 a client request declared
 }
 
 // current is the session's revision for a frame that declares none.
@@ -192,7 +193,7 @@ func (s *session) wireRules(fc *frameCtx) {
 	msg.Revision = clone(rev)
 	s.e.pool.submit(wireJob{
 		s: s, msg: msg, seq: fc.f.Seq, ordinal: fc.ordinal, path: fc.pos.Path, line: fc.pos.Line,
-		method: clone(fc.method), tool: clone(fc.tool),
+		method: clone(fc.method), tool: clone(fc.tool), w57: fc.initMissing,
 	})
 }
 
@@ -217,6 +218,9 @@ func (s *session) applyWire(j *wireJob) {
 		return
 	}
 	s.wire.validated++
+	if j.w57 && j.finding != nil {
+		j.finding = withoutW57(j.finding)
+	}
 	if s.wire.revisions == nil {
 		s.wire.revisions = map[string]bool{}
 	}
