@@ -186,6 +186,7 @@ func (e *frameEncoder) appendFrame(dst []byte, f *Frame) []byte {
 	dst = appendTrue(dst, `,"by_proxy":true`, f.ByProxy)
 	dst = e.appendField(dst, `,"http_method":`, f.HTTPMethod)
 	dst = e.appendField(dst, `,"http_path":`, f.HTTPPath)
+	dst = appendTrue(dst, `,"stream_empty":true`, f.StreamEmpty)
 	return append(dst, '}', '\n')
 }
 

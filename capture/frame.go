@@ -92,6 +92,11 @@ type Frame struct {
 	// these say what it answered.
 	HTTPMethod string `json:"http_method,omitempty"`
 	HTTPPath   string `json:"http_path,omitempty"`
+	// StreamEmpty, recorded by mcpsnoop's HTTP proxy on a status-only s2c
+	// frame: the answer was an event stream that ended cleanly without a
+	// single event, so the request it answered (reply_to) never got its
+	// answer.
+	StreamEmpty bool `json:"stream_empty,omitempty"`
 }
 
 // HasBody reports whether the frame carries any observed content (a JSON

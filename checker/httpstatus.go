@@ -49,6 +49,9 @@ type httpState struct {
 	// any answer on that connection.
 	posted map[string]postedBody
 	ended  bool // a DELETE ended the session (a later GET may get 404)
+	// loopbackTarget: the proxy's meta frame names a target on the
+	// loopback (W50).
+	loopbackTarget bool
 }
 
 type postedBody struct {
@@ -92,6 +95,7 @@ func (h *httpState) noteAnswered(f *capture.Frame) {
 func (s *session) httpFailure(fc *frameCtx) {
 	f := fc.f
 	s.onStatusReply(fc)
+	s.originRule(fc, fc.call)
 	switch {
 	case f.Status == http.StatusMethodNotAllowed && answersGetOrDelete(f):
 		return

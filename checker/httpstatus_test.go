@@ -80,3 +80,37 @@ func TestHTTPStatuses(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyEventStream: W55, an event stream answering a request that ends
+// without an event. The call is settled, not left pending.
+func TestEmptyEventStream(t *testing.T) {
+	gates, _ := checker.ParseFailOn("error,invalid,warn,pending")
+	log := partyLog("http",
+		pf{"c2s", `"raw":` + toolCall("4", "slow", "") + `,"http_method":"POST","conn_id":"c1"`},
+		pf{"s2c", `"status":200,"content_type":"text/event-stream","stream_empty":true,"reply_to":4,"http_method":"POST","conn_id":"c1"`},
+		pf{"c2s", `"raw":` + toolCall("5", "slow", "") + `,"http_method":"POST","conn_id":"c1"`},
+		pf{"s2c", `"status":200,"raw":` + rpcResult("5", `{"content":[]}`) + `,"http_method":"POST","conn_id":"c1"`},
+		pf{"s2c", `"status":200,"content_type":"text/event-stream","stream_empty":true,"reply_to":5,"http_method":"POST","conn_id":"c1"`})
+	rep := check(t, checker.Config{FailOn: gates}, log)
+	sameLines(t, "findings", partyLines(rep), []string{
+		"warn server the event stream answering tools/call slow (id 4) ended without an event, so the request can never be answered",
+	})
+	if s := rep.Sessions[0]; s.Counters.Pending != 0 || s.Counters.Errors != 0 {
+		t.Errorf("pending %d errors %d, want 0 and 0", s.Counters.Pending, s.Counters.Errors)
+	}
+}
+
+// TestLegacySSETransport: the deprecated HTTP+SSE transport's endpoint
+// event is a deprecation, not stray output.
+func TestLegacySSETransport(t *testing.T) {
+	log := partyLog("http",
+		pf{"s2c", `"status":200,"content_type":"text/event-stream","text":"/messages?sessionId=9f2c","http_method":"GET","http_path":"/sse"`},
+		pf{"c2s", `"raw":` + toolCall("1", "echo", "") + `,"http_method":"POST","http_path":"/messages"`},
+		pf{"s2c", `"status":200,"content_type":"text/event-stream","raw":` + rpcResult("1", `{"content":[]}`) + `,"http_method":"GET","http_path":"/sse"`},
+		pf{"s2c", `"status":200,"content_type":"text/event-stream","text":"not a uri","http_method":"GET","http_path":"/sse"`})
+	rep := check(t, checker.Config{}, log)
+	sameLines(t, "findings", partyLines(rep), []string{
+		"deprecated server the HTTP+SSE transport is deprecated (2025-03-26); use Streamable HTTP (earliest removal: three months after SEP-2596 reaches Final)",
+		"invalid server frame on the protocol channel is not valid JSON-RPC",
+	})
+}

@@ -86,6 +86,7 @@ func (s *session) onRequest(fc *frameCtx) {
 	s.keepRequest(fc, c)
 	s.keepRequestForBlame(fc, c)
 	s.startProbe(fc, c)
+	s.noteForeignOrigin(fc, c)
 	if cacheableMethod(c.method) && s.cache.fresh != nil {
 		fc.staleFetch = s.cache.refetch(c, f.TS)
 	}

@@ -186,7 +186,10 @@ func (s *session) answerSideEffects(fc *frameCtx, c *call) {
 // 3.3 B), in table order. A tools/list answer also updates the advertised
 // tools here, since W16 sits between W15 and the cache rules.
 func (s *session) responseRules(fc *frameCtx, c *call) {
+	s.originRule(fc, c)
 	s.mustRefuseRules(fc, c)
+	s.onResourceLists(fc, c)
+	s.emptyReadRule(fc, c)
 	s.inputRequiredRules(fc, c)
 	s.resultTypeRules(fc, c)
 	if c.method == "tools/list" {

@@ -146,12 +146,27 @@ var ruleCatalog = []Rule{
 		Example: `tool "render" answered with a task handle uses the io.modelcontextprotocol/tasks extension, which the client never advertised`,
 		Gate:    "a task handle answering a tools/call that declared 2026-07-28 or later", spec: at("2026-07-28", "basic/versioning#extension-negotiation")},
 
+	{ID: "W50", Family: familyHeaders, HTTPOnly: true,
+		Text:    "a server on the loopback <answered> a request whose Host and Origin name another site, which it must refuse (403) against DNS rebinding",
+		Example: "a server on the loopback answered with HTTP 200 a request whose Host and Origin name another site, which it must refuse (403) against DNS rebinding",
+		Gate:    "the answer to a request whose recorded Host and Origin both name a site other than the loopback, when the HTTP proxy's recorded target is on the loopback",
+		spec:    transportPages("security-warning")},
+	{ID: "W51", Family: familyResources, Since: rev20260728,
+		Text:    "resources/read of <uri>, which no listing offers, answered with empty contents; 2026-07-28 requires -32602",
+		Example: `resources/read of "file:///missing.txt", which no listing offers, answered with empty contents; 2026-07-28 requires -32602`,
+		Gate:    "a resources/read that declared 2026-07-28, in a session that listed its resources, of a URI no resources/list answer gave and no listed template matches",
+		spec:    at(rev20260728, "server/resources#error-handling")},
 	refuse("W52", "server answered with a result a request missing its required _meta, which 2026-07-28 requires it to refuse (-32602, HTTP 400)",
 		"a request that broke W43 or W44", "basic/index#meta"),
 	refuse("W53", "server answered with a result a request whose routing headers disagree with its body, which 2026-07-28 requires it to refuse (-32020, HTTP 400)",
 		"a request that broke W36-W40 or W45", "basic/transports/streamable-http#server-validation"),
 	refuse("W54", "server answered with a result a request naming protocol version <v>, which it does not support: 2026-07-28 requires -32022 and HTTP 400",
 		"a request declaring a version the session's server/discover answer did not list, or no revision has", "basic/versioning"),
+	{ID: "W55", Family: familyHeaders, HTTPOnly: true,
+		Text:    "the event stream answering <subject> ended without an event, so the request can never be answered",
+		Example: "the event stream answering tools/call slow (id 4) ended without an event, so the request can never be answered",
+		Gate:    "an SSE response to a client's request that ended cleanly with no event (the HTTP proxy records stream_empty)",
+		spec:    transportPages("sending-messages")},
 	{ID: "W56", Family: familyHeaders, HTTPOnly: true, Since: "2025-06-18",
 		Text:    "MCP-Protocol-Version header <h> is not the negotiated revision <negotiated>",
 		Example: `MCP-Protocol-Version header "2025-03-26" is not the negotiated revision "2025-11-25"`,
@@ -205,6 +220,7 @@ const (
 	familyHeaders       = "Headers and per-request metadata"
 	familyExtensions    = "Extensions"
 	familyLifecycle     = "Lifecycle"
+	familyResources     = "Resources"
 )
 
 // at is one page for every revision from rev on ("" for all).
@@ -309,11 +325,14 @@ var ruleParties = map[string]Party{
 	"W43": PartyClient,
 	"W44": PartyClient,
 	"W45": PartyClient,
+	"W55": PartyServer,
 	"W56": PartyClient,
 	"W57": PartyClient,
 	"W59": PartyClient,
 	"W46": PartyClient,
 	"W47": PartyServer,
+	"W50": PartyServer,
+	"W51": PartyServer,
 	"W52": PartyServer,
 	"W53": PartyServer,
 	"W54": PartyServer,

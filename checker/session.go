@@ -73,6 +73,7 @@ type session struct {
 	params paramHeaderState
 	ext    extensionState
 	http   httpState
+	res    resourceState
 
 	// A 2026-07-28 probe refused by an older server (probe.go).
 	probe       *probeState
@@ -138,6 +139,7 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		s.dropped = max(s.dropped, f.Dropped)
 		s.onMeta(f)
 		s.bl.onMetaCommand(f)
+		s.onTarget(f)
 		s.emitEvent(f, pos, ordinal, EventMeta)
 		return // a control frame is never judged
 	case f.Direction == capture.Stderr:
@@ -164,6 +166,8 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	s.http.noteAnswered(f)
 	if !f.HasBody() {
 		switch {
+		case f.StreamEmpty:
+			s.emptyStream(fc)
 		case f.Status >= 400:
 			s.httpFailure(fc)
 		case f.Status > 0 && f.Direction == capture.ServerToClient:
@@ -187,9 +191,13 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		return
 	}
 	if fc.msg.kind == kindNotRPC || oauthErrorBody(&fc.msg, f.Status) {
-		if f.Status >= 400 {
+		switch {
+		case f.Status >= 400:
 			s.httpFailure(fc)
-		} else {
+		case legacyEndpoint(f):
+			s.counters.Deprecated++
+			fc.deprecated = noteHTTPSSE
+		default:
 			fc.invalid()
 		}
 		return
@@ -255,10 +263,11 @@ func (s *session) deprecation(fc *frameCtx) {
 		inputRequests = m.resultField("inputRequests")
 	}
 	method := ""
+	var params gjson.Result
 	if m.kind == kindRequest || m.kind == kindNotification {
-		method = m.method
+		method, params = m.method, m.params
 	}
-	if note := deprecationNote(method, inputRequired, inputRequests, errVal); note != "" {
+	if note := deprecationNote(method, params, inputRequired, inputRequests, errVal); note != "" {
 		s.counters.Deprecated++
 		fc.deprecated = note
 	}

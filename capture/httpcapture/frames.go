@@ -46,6 +46,7 @@ func (framer) Frames(ob *capture.Observation, out []capture.Frame) []capture.Fra
 	} else {
 		base.Direction = capture.ServerToClient
 		base.Status, base.AuthChallenge, base.ContentType = o.resp.status, o.resp.challenge, o.resp.contentType
+		base.StreamEmpty = o.resp.streamEmpty
 		if o.resp.byProxy {
 			// The request may have had no body to log: its refusal says
 			// what was refused.

@@ -90,6 +90,7 @@ type responseInfo struct {
 	status      int
 	challenge   string
 	contentType string
+	streamEmpty bool // the marker of an event stream that ended without an event
 	byProxy     bool // the proxy's own answer (a refusal); the server never saw the request
 }
 

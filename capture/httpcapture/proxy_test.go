@@ -479,6 +479,32 @@ func TestProxyRecordsTheHTTPExchange(t *testing.T) {
 	}
 }
 
+// TestProxyMarksAnEmptyEventStream: an event stream that answers a
+// request and ends without an event is logged as a status frame marked
+// stream_empty, naming the request; a stream with an event is not.
+func TestProxyMarksAnEmptyEventStream(t *testing.T) {
+	r := newProxyRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		if strings.Contains(string(body), `"id":2`) {
+			io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n")
+		}
+	}))
+	r.do("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`, nil)
+	r.do("POST", "/mcp", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, nil)
+	fs := r.frames()
+	wantFrames(t, fs,
+		`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`,
+		`s2c 200 reply_to:1`,
+		`c2s {"jsonrpc":"2.0","id":2,"method":"ping"}`,
+		`s2c 200 {"jsonrpc":"2.0","id":2,"result":{}}`,
+	)
+	if !fs[1].StreamEmpty || fs[3].StreamEmpty {
+		t.Errorf("stream_empty %v and %v, want true for the empty stream only", fs[1].StreamEmpty, fs[3].StreamEmpty)
+	}
+}
+
 // compress encodes s in a content-coding.
 func compress(t *testing.T, coding, s string) []byte {
 	var buf bytes.Buffer
