@@ -10,6 +10,7 @@ package checker
 import (
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker/wire"
@@ -36,7 +37,7 @@ func (fc *frameCtx) refusable(why refusal) {
 
 // versionRefusal notes a request declaring a protocol version the server
 // does not support: one its server/discover answer did not list, else one
-// that is not a revision's date at all.
+// that is no revision's date, or a date after the request's own.
 func (s *session) versionRefusal(fc *frameCtx, c *call) {
 	v := c.revision
 	switch {
@@ -45,9 +46,13 @@ func (s *session) versionRefusal(fc *frameCtx, c *call) {
 		if !slices.Contains(s.rev.supported, v) {
 			c.mustRefuse = refuseVersion
 		}
-	case !wire.Known(v) && !dateLike(v):
-		// A later date may be a revision the server speaks; what is no
-		// date is no revision at all.
+	case wire.Known(v):
+	case !dateLike(v):
+		c.mustRefuse = refuseVersion // what is no date is no revision at all
+	case !fc.f.TS.IsZero() && v > fc.f.TS.UTC().Format(time.DateOnly):
+		// A revision is published before anyone speaks it: one dated
+		// after the request cannot be supported. An unknown earlier date
+		// may be a revision newer than this build knows.
 		c.mustRefuse = refuseVersion
 	}
 }

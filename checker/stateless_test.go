@@ -53,9 +53,14 @@ func TestMustRefuse(t *testing.T) {
 				`,"mcp_protocol_version":"latest","mcp_method":"tools/call","mcp_name":"echo"`}, {"s2c", `"raw":` + ok("1")}},
 			"-32022",
 			[]string{`warn server server answered with a result a request naming protocol version "latest", which it does not support: 2026-07-28 requires -32022 and HTTP 400`}},
-		{"a later revision's date may be one the server speaks",
+		{"a revision dated after the request cannot be one the server speaks",
 			[]pf{{"c2s", `"raw":` + call("1", `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}`) +
 				`,"mcp_protocol_version":"2099-01-01","mcp_method":"tools/call","mcp_name":"echo"`}, {"s2c", `"raw":` + ok("1")}},
+			"-32022",
+			[]string{`warn server server answered with a result a request naming protocol version "2099-01-01", which it does not support: 2026-07-28 requires -32022 and HTTP 400`}},
+		{"an unknown revision dated before the request may be newer than this build",
+			[]pf{{"c2s", `"raw":` + call("1", `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-01","io.modelcontextprotocol/clientCapabilities":{}}`) +
+				`,"mcp_protocol_version":"2026-07-01","mcp_method":"tools/call","mcp_name":"echo"`}, {"s2c", `"raw":` + ok("1")}},
 			"-32022", nil},
 		{"W54: a version the server's discover answer did not list",
 			[]pf{{"c2s", `"raw":` + rpcRequest("0", "server/discover", `{`+hxMeta26+`}`) + headers("server/discover", "")},
