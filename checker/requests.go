@@ -60,7 +60,7 @@ func (s *session) onRequest(fc *frameCtx) {
 		line:       fc.pos.Line,
 		roundTrips: 1,
 	}
-	if m.method == "subscriptions/listen" {
+	if longLived(m.method) {
 		c.state = stateStreaming
 	} else {
 		c.state = statePending
@@ -131,4 +131,11 @@ func (s *session) describeRequest(fc *frameCtx, c *call) {
 // clone2 copies a key's strings out of the frame buffer.
 func clone2(k callKey) callKey {
 	return callKey{dir: internDir(k.dir), id: clone(k.id), conn: clone(k.conn), nullSeq: k.nullSeq}
+}
+
+// longLived reports a request that holds a stream open until the client
+// cancels it, so that it is never pending: subscriptions/listen, and the
+// Events extension's events/stream.
+func longLived(method string) bool {
+	return method == "subscriptions/listen" || method == methodEventsStream
 }

@@ -106,7 +106,7 @@ func (fc *frameCtx) answeredBeforeAsked(c *call) {
 // lateAnswer handles the first answer to a call that was cancelled.
 func (s *session) lateAnswer(fc *frameCtx, c *call) {
 	c.answered = true
-	if c.method == "subscriptions/listen" {
+	if longLived(c.method) {
 		// The graceful close of a cancelled stream: not a late result, but
 		// what it answered is kept for exports.
 		s.keepAnswer(fc, c)

@@ -191,6 +191,12 @@ var ruleCatalog = []Rule{
 		Gate:    "a client's request (any object in it, at any depth); every member mcpsnoop reads takes the last occurrence, as the servers' decoders do",
 		spec:    []specPage{{from: "", path: "basic/messages#requests"}, {from: "2025-03-26", path: "basic/index#requests"}}},
 
+	{ID: "W61", Family: familyExtensions,
+		Text:    "<method> uses the io.modelcontextprotocol/events extension, which the server never advertised",
+		Example: "events/poll uses the io.modelcontextprotocol/events extension, which the server never advertised",
+		Gate:    "a client's events/* request in a session whose server/discover or initialize answer showed capabilities without the extension",
+		spec:    at(rev20260728, "basic/versioning#extension-negotiation")},
+
 	// HTTP failures (ours).
 	{ID: "W60", Family: familyHeaders, HTTPOnly: true,
 		Text:    "HTTP <status> answered a POST that carried only notifications or responses",
@@ -329,6 +335,7 @@ var ruleParties = map[string]Party{
 	"W56": PartyClient,
 	"W57": PartyClient,
 	"W59": PartyClient,
+	"W61": PartyClient,
 	"W46": PartyClient,
 	"W47": PartyServer,
 	"W50": PartyServer,

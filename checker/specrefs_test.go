@@ -103,8 +103,8 @@ func TestRuleSpecURL(t *testing.T) {
 			t.Errorf("%s applies to %s: %v, want %v", tt.id, tt.rev, !tt.applies, tt.applies)
 		}
 	}
-	if _, ok := checker.LookupRule("W61"); ok {
-		t.Error("W61 found: no such rule")
+	if _, ok := checker.LookupRule("W99"); ok {
+		t.Error("W99 found: no such rule")
 	}
 }
 

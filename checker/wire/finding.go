@@ -50,6 +50,9 @@ func (f *Finding) Kind() string {
 // for the revisions published before that page existed, the schema file
 // itself.
 func SpecURL(revision, definition string) string {
+	if u, ok := eventsSpecURL(definition); ok {
+		return u
+	}
 	if revision < "2025-06-18" {
 		return SchemaFileURL(revision)
 	}

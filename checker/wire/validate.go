@@ -148,6 +148,9 @@ func (v *validation) run() (*Finding, error) {
 		v.noun = "error response"
 		err = v.check(r.envError, "", v.msg)
 	}
+	if err == nil {
+		err = v.extensionCheck()
+	}
 	if err != nil || len(v.issues) == 0 {
 		return nil, err
 	}
@@ -302,7 +305,11 @@ func (v *validation) check(def, base string, inst any) error {
 	if err != nil {
 		return err
 	}
-	verr := s.Validate(inst)
+	return v.record(s.Validate(inst), base, inst, def)
+}
+
+// record keeps the issues of a validation of inst against def.
+func (v *validation) record(verr error, base string, inst any, def string) error {
 	if verr == nil {
 		return nil
 	}
