@@ -71,7 +71,8 @@ type call struct {
 	faulty         bool    // the request broke a catalogue rule
 	headerMismatch bool    // its routing headers disagreed with its body
 	mustRefuse     refusal // what a 2026-07-28 server must refuse it for (stateless.go)
-	foreignOrigin  bool    // its Host and Origin named another site than the loopback (W50)
+	foreignOrigin  bool    // its Origin named another site than the loopback (W50)
+	foreignHost    bool    // and so did its Host
 	blameRaw       []byte  // a copy of a small request, while the call is open
 	blameRev       string  // the revision it is judged under
 

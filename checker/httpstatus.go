@@ -97,6 +97,8 @@ func (s *session) httpFailure(fc *frameCtx) {
 	s.onStatusReply(fc)
 	s.originRule(fc, fc.call)
 	switch {
+	case s.refusedForeignOrigin(fc):
+		return
 	case f.Status == http.StatusMethodNotAllowed && answersGetOrDelete(f):
 		return
 	case f.HTTPMethod == http.MethodGet && f.Status != http.StatusUnauthorized:

@@ -32,22 +32,31 @@ func (s *session) onTarget(f *capture.Frame) {
 	}
 }
 
-// noteForeignOrigin marks a client's request whose Host and Origin both
-// name a site other than the loopback.
+// noteForeignOrigin marks a client's request whose Origin names a site
+// other than the loopback, and whether its Host does too.
 func (s *session) noteForeignOrigin(fc *frameCtx, c *call) {
 	f := fc.f
 	if fc.msg.kind != kindRequest || f.Direction != capture.ClientToServer || f.Host == "" || f.Origin == "" {
 		return
 	}
-	if !loopbackHost(f.Host) && !loopbackOrigin(f.Origin) {
+	if !loopbackOrigin(f.Origin) {
 		c.foreignOrigin = true
+		c.foreignHost = !loopbackHost(f.Host)
 	}
+}
+
+// refusedForeignOrigin reports a 403 a server on the loopback answered a
+// request from another site's page with: what the spec requires of it,
+// no error of anyone's.
+func (s *session) refusedForeignOrigin(fc *frameCtx) bool {
+	c := fc.call
+	return fc.f.Status == http.StatusForbidden && c != nil && c.foreignOrigin && s.http.loopbackTarget
 }
 
 // originRule applies W50 to the answer of a request from a foreign page
 // to a server on the loopback: anything but 403.
 func (s *session) originRule(fc *frameCtx, c *call) {
-	if c == nil || !c.foreignOrigin || !s.http.loopbackTarget || fc.f.Status == http.StatusForbidden {
+	if c == nil || !c.foreignOrigin || !c.foreignHost || !s.http.loopbackTarget || fc.f.Status == http.StatusForbidden {
 		return
 	}
 	what := "answered"

@@ -25,6 +25,7 @@ func TestOriginRule(t *testing.T) {
 		{"a rebound page's request answered", []pf{target("127.0.0.1"), from("evil.example:8080", "http://evil.example"), ok}, []string{w50}},
 		{"an IPv6 loopback target", []pf{target("::1"), from("evil.example", "https://evil.example"), ok}, []string{w50}},
 		{"refused with 403", []pf{target("localhost"), from("evil.example:8080", "http://evil.example"), {"s2c", `"status":403,"reply_to":1`}}, nil},
+		{"refused with 403: no error either", []pf{target("localhost"), from("localhost:8080", "http://evil.example"), {"s2c", `"status":403,"reply_to":1`}}, nil},
 		{"a target off the loopback", []pf{target("api.example"), from("evil.example:8080", "http://evil.example"), ok}, nil},
 		{"a loopback Host", []pf{target("127.0.0.1"), from("127.0.0.1:8080", "http://evil.example"), ok}, nil},
 		{"a loopback Origin", []pf{target("127.0.0.1"), from("evil.example:8080", "http://localhost:3000"), ok}, nil},
@@ -34,7 +35,7 @@ func TestOriginRule(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
 			for _, l := range partyLines(check(t, checker.Config{}, partyLog("http", tc.frames...))) {
-				if l[:4] == "warn" {
+				if l[:4] == "warn" || l[:5] == "error" {
 					got = append(got, l)
 				}
 			}
