@@ -190,7 +190,9 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 			return checkFail("%v", err)
 		}
 		if o.listRuns {
-			writeRuns(cmd.OutOrStdout(), sel.Runs)
+			if err := writeRuns(cmd.OutOrStdout(), sel.Runs); err != nil {
+				return checkFail("writing the runs: %v", err)
+			}
 			return nil
 		}
 		inputs, sessions = sel.Inputs, sel.Sessions

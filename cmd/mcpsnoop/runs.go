@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
@@ -106,12 +107,21 @@ func lowerGCTarget() {
 	}
 }
 
-// writeRuns prints one line per run, newest first:
-// id  key_kind  label  sessions  requests  errors.
-func writeRuns(w io.Writer, runs []checker.Run) {
+// writeRuns prints the runs as a table under a header line, newest
+// first: run id, key kind, label, sessions, requests, errors. The label
+// comes from logs: escaped, and never empty, so that the columns stay put
+// for a reader splitting on spaces.
+func writeRuns(w io.Writer, runs []checker.Run) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tKEY\tLABEL\tSESSIONS\tREQUESTS\tERRORS")
 	for _, r := range runs {
-		fmt.Fprintf(w, "%s  %s  %s  %d  %d  %d\n", r.ID, r.KeyKind, termsafe.Clean(r.Label, false), len(r.SessionIDs), r.Requests, r.Errors)
+		label := strings.ReplaceAll(termsafe.Clean(r.Label, false), "\t", " ")
+		if label == "" {
+			label = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\n", termsafe.Clean(r.ID, false), r.KeyKind, label, len(r.SessionIDs), r.Requests, r.Errors)
 	}
+	return tw.Flush()
 }
 
 // selectRun finds the run id names ("latest" for the newest, which is a
