@@ -265,7 +265,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		}
 		writes = append(writes, atomicfile.File{Path: out.target.Name, Data: data, Perm: 0o644})
 	}
-	if err := atomicfile.WriteAll(writes, stdStreams(cmd)); err != nil {
+	if err := atomicfile.WriteAll(writes, reportStreams(cmd)); err != nil {
 		return checkFail("%v", err)
 	}
 	if err := o.github.publish(rep, o, plan.listed()); err != nil {

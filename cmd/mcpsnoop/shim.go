@@ -34,7 +34,7 @@ type shimOptions struct {
 // registerLogFlags registers the flags that say where the log goes and how
 // big it may grow, shared by the shim and `mcpsnoop http`.
 func (o *shimOptions) registerLogFlags(f *pflag.FlagSet) {
-	f.StringVar(&o.traceFile, "trace-file", "", "write the log to this file, appending (default <state>/sessions/<session-id>.jsonl)")
+	f.StringVar(&o.traceFile, "trace-file", "", "write the log to this file, appending, its folder made if missing (default <state>/sessions/<session-id>.jsonl)")
 	f.StringVar(&o.logDir, "log-dir", "", "write the log in this folder (created if missing) as <session-id>.jsonl, instead of <state>/sessions")
 	f.StringVar(&o.maxLogSize, "max-log-size", capture.FormatSize(capture.DefaultMaxLogSize), "stop logging past this size: later frames are dropped and counted, traffic is untouched (0: no bound)")
 	f.BoolVar(&o.noTrace, "no-trace", false, "forward only: no log, no state directory")
