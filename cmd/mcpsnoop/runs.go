@@ -15,10 +15,13 @@ import (
 )
 
 // runInputs are the logs --run and --runs look through: the ones named, or
-// every log in the state directory.
-func runInputs(args []string, note func(string)) ([]capture.Input, error) {
+// every log in the log folders (the state directory's sessions,
+// MCPSNOOP_LOG_DIR, .mcpsnoop.toml's log-dir).
+func runInputs(command string, args []string, note func(string)) ([]capture.Input, error) {
 	if len(args) == 0 {
-		args = []string{capture.SessionsDir()}
+		folders := logFolders()
+		ins, err := capture.LogsIn(folderPaths(folders), note)
+		return ins, noLogs(command, folders, err)
 	}
 	return capture.ResolveInputsNoting(args, note)
 }
@@ -27,7 +30,7 @@ func runInputs(args []string, note func(string)) ([]capture.Input, error) {
 // a *.jsonl entry of a directory that is skipped (a FIFO, a device) is said
 // on stderr, one line each.
 func resolveCommandInputs(cmd *cobra.Command, command string, args []string) ([]capture.Input, error) {
-	return resolveInputs(args, skipNote(cmd.ErrOrStderr(), command))
+	return resolveInputs(command, args, skipNote(cmd.ErrOrStderr(), command))
 }
 
 // skipNote writes what input resolution skipped to w.
@@ -61,7 +64,7 @@ func selectRunInputs(command string, args []string, id string, stdin io.Reader, 
 			return sel, fmt.Errorf("--run reads the logs twice, so it cannot take standard input (-); save it to a file first")
 		}
 	}
-	inputs, err := runInputs(args, skipNote(stderr, command))
+	inputs, err := runInputs(command, args, skipNote(stderr, command))
 	if err != nil {
 		return sel, err
 	}
@@ -89,7 +92,7 @@ func selectRunInputs(command string, args []string, id string, stdin io.Reader, 
 	if id == "" {
 		return sel, nil
 	}
-	where := capture.SessionsDir()
+	where := strings.Join(folderPaths(logFolders()), ", ")
 	if len(args) > 0 {
 		where = strings.Join(args, ", ")
 	}

@@ -317,7 +317,7 @@ func verifyInput(arg string) (capture.Input, error) {
 	if info, err := os.Stat(arg); err == nil && info.IsDir() {
 		return capture.Input{}, fmt.Errorf("%s: is a directory; name one recording", arg)
 	}
-	ins, err := resolveInputs([]string{arg}, nil)
+	ins, err := resolveInputs("verify", []string{arg}, nil)
 	if err != nil {
 		return capture.Input{}, err
 	}

@@ -60,7 +60,7 @@ func TestOpenBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"open", "missing.jsonl"}, `mcpsnoop open: session log "missing.jsonl" not found`},
-		{[]string{"open"}, "mcpsnoop open: no session logs found in"},
+		{[]string{"open"}, "mcpsnoop open: no session logs to read: none were named, and there are none in "},
 		{[]string{"open", notLog}, "mcpsnoop open: " + notLog + ": line 1"},
 		{[]string{"open", "--filter", "dir:up", "../../fixtures/mrtr.jsonl"}, "mcpsnoop open: --filter: dir:up: dir is c2s, s2c, stderr or meta"},
 		{[]string{"open", "--run", "nope", "../../fixtures/mrtr.jsonl"}, `mcpsnoop open: run "nope" not found`},
