@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/internal/shellquote"
 )
 
 // DefaultCallTimeout is how long a replayed call may take by default.
@@ -163,7 +164,7 @@ func Describe(rec *Recording, t Target) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s := strings.Join(cmd, " ")
+	s := shellquote.Join(cmd) // bash -c 'node build/index.js', not bash -c node build/index.js
 	if dir != "" {
 		s += " (in " + dir + ")"
 	}

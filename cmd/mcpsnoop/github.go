@@ -77,7 +77,7 @@ func (g *githubOptions) publish(rep *checker.Report, o checkOptions, listed []st
 	}
 	return g.mode.Publish(rep, ghactions.Options{
 		SARIF: reportFilePath(o.sarifPath), JUnit: reportFilePath(o.junitPath),
-		Summary: g.summary, Annotations: g.annotations, Listed: listed,
+		Summary: g.summary, Annotations: g.annotations, Listed: listed, LogName: o.logName,
 	})
 }
 

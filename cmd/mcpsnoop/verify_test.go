@@ -284,7 +284,7 @@ func TestVerifyNothingVerified(t *testing.T) {
 		want  string
 	}{
 		{"a redacted initialize", "", []string{"--yes", redactedInit}, "nothing to replay: the recorded initialize (line 2) was redacted at capture"},
-		{"a hostile recorded command is escaped", "", []string{evil}, `/nonexistent/\x1b[31mevil; there is no terminal to ask first`},
+		{"a hostile recorded command is escaped", "", []string{evil}, `'/nonexistent/\x1b[31mevil'; there is no terminal to ask first`},
 		{"no --yes and no terminal", "", []string{rec, "--", v1}, "there is no terminal to ask first, so pass --yes"},
 		{"no recording", "", []string{"--yes"}, "want one recording"},
 		{"two recordings", "", []string{"--yes", rec, rec}, "want one recording"},

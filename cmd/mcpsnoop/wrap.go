@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/clientconfig"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
+	"github.com/mcpsnoop/mcpsnoop/internal/shellquote"
 	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	"github.com/spf13/cobra"
 )
@@ -387,14 +388,7 @@ func httpHint(name, url, logDir string) string {
 }
 
 // shellWord quotes s for a POSIX shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:@%+=,-", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func shellWord(s string) string { return shellquote.Word(s) }
 
 func missingConfigHint(c *clientconfig.Client) string {
 	if c == nil {
