@@ -37,8 +37,8 @@ func TestExportBadInput(t *testing.T) {
 		want  []string
 	}{
 		{name: "missing path", args: []string{"missing.jsonl"}, want: []string{`"missing.jsonl"`, "not found"}},
-		{name: "unknown session id", args: []string{"abc123"}, want: []string{filepath.Join(home, "sessions", "abc123.jsonl"), "not found"}},
-		{name: "empty state dir", want: []string{filepath.Join(home, "sessions"), "no session logs found"}},
+		{name: "unknown session id", args: []string{"abc123"}, want: []string{`no session "abc123"`, filepath.Join(home, "sessions")}},
+		{name: "empty state dir", want: []string{"no session logs to read: none were named", filepath.Join(home, "sessions"), "MCPSNOOP_LOG_DIR"}},
 		{name: "directory of empty logs", args: []string{"only-empty"}, want: []string{"only-empty", "empty"}},
 		{name: "stdin twice", args: []string{"-", "-"}, want: []string{"(-)", "once"}},
 		{name: "empty file", args: []string{"empty.jsonl"}, want: []string{"empty.jsonl", "no envelopes found"}},

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -194,7 +195,7 @@ func TestProgressLineLetsNotesOut(t *testing.T) {
 	stderrIsTerminal = func(io.Writer) bool { return true }
 	defer func() { stderrIsTerminal = old }()
 	code, out, stderr := runTo(t, "check", "--runs")
-	if code != 0 || !strings.HasPrefix(out, "s-big  session  files  1  ") {
+	if code != 0 || !regexp.MustCompile(`^RUN +KEY +LABEL +SESSIONS +REQUESTS +ERRORS\ns-big +session +files +1 `).MatchString(out) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	note := "mcpsnoop check: skipping " + filepath.Join(sessions, "bad.jsonl") + ": no envelopes found\n"

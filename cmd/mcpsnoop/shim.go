@@ -34,8 +34,8 @@ type shimOptions struct {
 // registerLogFlags registers the flags that say where the log goes and how
 // big it may grow, shared by the shim and `mcpsnoop http`.
 func (o *shimOptions) registerLogFlags(f *pflag.FlagSet) {
-	f.StringVar(&o.traceFile, "trace-file", "", "write the log to this file, appending (default <state>/sessions/<session-id>.jsonl)")
-	f.StringVar(&o.logDir, "log-dir", "", "write the log in this folder (created if missing) as <session-id>.jsonl, instead of <state>/sessions")
+	f.StringVar(&o.traceFile, "trace-file", "", "write the log to this file, appending, its folder made if missing (default <state>/sessions/<session-id>.jsonl)")
+	f.StringVar(&o.logDir, "log-dir", "", "write the log in this folder (created if missing) as <session-id>.jsonl, instead of <state>/sessions (default $MCPSNOOP_LOG_DIR)")
 	f.StringVar(&o.maxLogSize, "max-log-size", capture.FormatSize(capture.DefaultMaxLogSize), "stop logging past this size: later frames are dropped and counted, traffic is untouched (0: no bound)")
 	f.BoolVar(&o.noTrace, "no-trace", false, "forward only: no log, no state directory")
 }
@@ -176,9 +176,12 @@ func mergeShimSettings(cmd *cobra.Command, o *shimOptions, cfg *capture.Config, 
 		st.label = fallback // the command or target names no usable label
 	}
 	// Where the log goes is one setting with two forms: a flag for either
-	// replaces both keys of the file.
+	// replaces both keys of the file, and so does $MCPSNOOP_LOG_DIR, the
+	// user's own default (a flag still wins over it).
 	if set("trace-file") || set("log-dir") {
 		st.traceFile, st.logDir = o.traceFile, o.logDir
+	} else if env := os.Getenv(capture.LogDirEnv); env != "" {
+		st.logDir = env
 	} else {
 		if cfg.TraceFile != nil {
 			st.traceFile = *cfg.TraceFile
