@@ -19,7 +19,8 @@ import (
 // holds it to that); strings still go through encoding/json.
 
 // CompactJSON returns line compacted when it is one JSON value in valid
-// UTF-8 (encoding/json's Compact, without HTML escaping), else ok is false:
+// UTF-8 nested at most MaxRawNesting deep (encoding/json's Compact, without
+// HTML escaping), else ok is false:
 // what a log writer keeps as raw, rather than as text. A line that is
 // already compact is returned as is; scratch holds one that is not.
 func CompactJSON(line []byte, scratch *bytes.Buffer) (raw []byte, ok bool) {

@@ -19,6 +19,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -118,10 +119,24 @@ func read(eng *checker.Engine, in capture.Input, o Options, size *int64, again b
 			defer func() { *size = c.n }()
 		}
 	}
-	return capture.ReadLog(r, in.Name, func(f *capture.Frame, line int) bool {
-		o.Redactor.Apply(f)
+	return ReadInto(eng, r, in, o.Redactor)
+}
+
+// ReadInto streams the log src, the content of in, into eng, with red
+// applied to every frame first (the log itself is never changed): torn
+// lines are lost frames, and a line that cannot be read is an invalid
+// frame of the session the input gave last (Engine.UnreadableLine).
+func ReadInto(eng *checker.Engine, src io.Reader, in capture.Input, red *capture.Redactor) error {
+	var last string // the session of the input's last frame
+	return capture.ReadLogHooks(src, in.Name, func(f *capture.Frame, line int) bool {
+		red.Apply(f)
+		if f.SessionID != last {
+			last = strings.Clone(f.SessionID)
+		}
 		return eng.Ingest(f, checker.Position{Path: in.Path, Name: in.Name, Line: line})
-	}, eng.TornTail)
+	}, capture.ReadHooks{Lost: eng.TornTail, Unreadable: func(line int, err error) {
+		eng.UnreadableLine(last, checker.Position{Path: in.Path, Name: in.Name, Line: line}, err)
+	}})
 }
 
 // A job is a group of inputs one part reads, in order.

@@ -336,7 +336,10 @@ func ingestInput(eng *checker.Engine, in capture.Input, stdin io.Reader) error {
 // ingestRedacted is ingestInput with red applied to every frame first (the
 // log itself is never changed).
 func ingestRedacted(eng *checker.Engine, in capture.Input, stdin io.Reader, red *capture.Redactor) error {
-	return in.Read(stdin, red, func(fr *capture.Frame, line int) bool {
-		return eng.Ingest(fr, checker.Position{Path: in.Path, Name: in.Name, Line: line})
-	}, eng.TornTail)
+	src, err := in.Open(stdin)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	return ingest.ReadInto(eng, src, in, red)
 }
