@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // MaxLogLine is how much of one line the log keeps: a longer line is
@@ -572,6 +573,7 @@ func (w *LogWriter) loop() {
 						f.Transport = w.transport
 					}
 					w.red.Apply(f)
+					limitText(f)
 					s.add(f)
 				}
 				if ob != nil {
@@ -596,13 +598,33 @@ func (w *LogWriter) loop() {
 	}
 }
 
-// lineFrame is the frame of an entry without a Framer: one line.
+// maxEscapedText bounds what a text takes in the log once escaped.
+const maxEscapedText = 2 * MaxLogLine
+
+// limitText cuts a text whose escaped form would take more than
+// maxEscapedText bytes of the log (a control character takes six, so a
+// line of MaxLogLine junk bytes could take 96 MiB): the log keeps what
+// fits, marked truncated, so that no line of a log, and no buffer the
+// writer builds for it, is ever much past twice MaxLogLine. It runs after
+// redaction, which saw the text whole.
+func limitText(f *Frame) {
+	if len(f.Text) <= maxEscapedText/6 || escapedLen(f.Text) <= maxEscapedText {
+		return
+	}
+	f.Text = cutEscaped(f.Text, maxEscapedText)
+	f.Truncated = true
+}
+
+// lineFrame is the frame of an entry without a Framer: one line. Its text
+// is a view of the entry's bytes, not a copy (a line may be 16 MiB): the
+// frame is encoded and let go before the entry releases them, and nothing
+// on the way (redaction, the encoder) keeps it.
 func lineFrame(e *entry) Frame {
 	f := Frame{TS: e.ts, Direction: e.dir}
 	if e.json {
 		f.Raw = e.data
 	} else {
-		f.Text = string(e.data)
+		f.Text = unsafe.String(unsafe.SliceData(e.data), len(e.data))
 		f.Truncated = e.truncated
 	}
 	return f

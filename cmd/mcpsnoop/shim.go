@@ -78,6 +78,7 @@ type shimSettings struct {
 }
 
 func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
+	capture.BoundMemory() // the heap near what is live, whatever the traffic
 	if len(args) == 0 {
 		if cmd.Flags().NFlag() == 0 {
 			return cmd.Help()
