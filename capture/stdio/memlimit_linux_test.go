@@ -53,13 +53,16 @@ func measuredShimIn(t *testing.T, traffic string, ro capture.RedactOptions, in f
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The client's input stays open until the server's output has ended:
+	// the end of its input would have the shim end the server after the
+	// kill grace.
 	go func() {
 		if in != nil {
 			in(stdin)
 		}
-		stdin.Close()
 	}()
 	forwarded, _ = io.Copy(io.Discard, out)
+	stdin.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("shim: %v\n%s", err, stderr.String())
 	}

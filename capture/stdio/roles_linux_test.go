@@ -32,9 +32,30 @@ func runRole(role string) int {
 		return runMeasuredShim()
 	case "server":
 		return serveTraffic(os.Getenv(trafficEnv), os.Stdout)
+	case "plain-shim":
+		return runPlainShim()
 	}
 	fmt.Fprintf(os.Stderr, "unknown test role %q\n", role)
 	return 2
+}
+
+// commandEnv holds the server command of a plain shim, as JSON.
+const commandEnv = "MCPSNOOP_TEST_COMMAND"
+
+// runPlainShim runs a Shim between this process's stdio and the command
+// commandEnv names, without a log: a shim a test can kill.
+func runPlainShim() int {
+	var argv []string
+	if err := json.Unmarshal([]byte(os.Getenv(commandEnv)), &argv); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	sh := &Shim{Command: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	code, err := sh.Run()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	return code
 }
 
 // runMeasuredShim runs a Shim between this process's stdio and this test
@@ -188,14 +209,14 @@ func serveTraffic(kind string, out io.Writer) int {
 			}
 		}
 	case trafficFlood:
-		done := make(chan error, 2)
-		go func() { _, err := io.Copy(io.Discard, os.Stdin); done <- err }()
+		// The client's requests are read as they come; the server is done
+		// when its own lines are out.
+		go func() { _, _ = io.Copy(io.Discard, os.Stdin) }()
+		done := make(chan error, 1)
 		go func() { done <- writeBigLines(os.Stderr, floodLines, false) }()
 		err = writeBigLines(w, floodLines, true)
-		for range 2 {
-			if e := <-done; err == nil {
-				err = e
-			}
+		if e := <-done; err == nil {
+			err = e
 		}
 	case trafficJunk:
 		chunk := []byte(strings.Repeat("junk\x00", (1<<20)/5))
