@@ -51,6 +51,7 @@ var envelopeFields = []string{
 	"mcp_method", "mcp_name", "mcp_protocol_version", "mcp_param_headers", "batch",
 	"conn_id", "truncated", "redacted", "status", "auth_challenge",
 	"content_type", "accept", "origin", "reply_to", "redaction_skipped", "last_seq", "dropped",
+	"unreserved",
 }
 
 // setField stores one member; v is its (valid) JSON text.
@@ -137,6 +138,8 @@ func (f *Frame) setField(name string, v []byte) error {
 		f.LastSeq, err = uintField(name, v)
 	case "dropped":
 		f.Dropped, err = uintField(name, v)
+	case "unreserved":
+		f.Unreserved, err = boolField(name, v)
 	}
 	return err
 }

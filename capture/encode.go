@@ -162,6 +162,7 @@ func (e *frameEncoder) appendFrame(dst []byte, f *Frame) []byte {
 		dst = append(dst, `,"dropped":`...)
 		dst = strconv.AppendUint(dst, f.Dropped, 10)
 	}
+	dst = appendTrue(dst, `,"unreserved":true`, f.Unreserved)
 	return append(dst, '}', '\n')
 }
 

@@ -64,6 +64,9 @@ type LogWriter struct {
 	framer    Framer
 	stall     time.Duration // 0: an open observation holds the line until it completes
 	maxBytes  int           // the queue's memory budget
+	// unreserved: no room could be set aside for the closing frame
+	// (logreserve.go); the first frame written says so.
+	unreserved bool
 
 	mu       sync.Mutex
 	ring     []entry
@@ -88,9 +91,10 @@ type LogWriter struct {
 	abandoned bool
 
 	// The writer goroutine's own.
-	sink *logSink
-	owed uint64 // frames (or observations not yet framed) taken from the queue, neither in the sink's buffer nor counted
-	quit bool   // the writer was abandoned: do nothing more
+	sink  *logSink
+	owed  uint64 // frames (or observations not yet framed) taken from the queue, neither in the sink's buffer nor counted
+	quit  bool   // the writer was abandoned: do nothing more
+	first bool   // a frame went to the sink
 }
 
 // entry is one queued observation.
@@ -221,9 +225,14 @@ func NewLogWriter(out io.WriteCloser, o LogOptions) *LogWriter {
 	}
 	w.warn, w.ownWarn = NoticesFor(o.Warn)
 	w.sink = newLogSink(w, out, o.MaxSize)
+	w.unreserved = w.reserveClosing(out)
 	go w.loop()
 	return w
 }
+
+// Unreserved reports whether the log could not set room aside for its
+// closing frame when it opened (its first frame says so).
+func (w *LogWriter) Unreserved() bool { return w.unreserved }
 
 // Path is the log's path as given in LogOptions.
 func (w *LogWriter) Path() string { return w.path }
@@ -574,6 +583,10 @@ func (w *LogWriter) loop() {
 					}
 					w.red.Apply(f)
 					limitText(f)
+					if !w.first {
+						w.first = true
+						f.Unreserved = w.unreserved
+					}
 					s.add(f)
 				}
 				if ob != nil {

@@ -259,6 +259,7 @@ func TestFrameEncoderMatchesEncodingJSONEveryField(t *testing.T) {
 		{Status: 202, Accept: "application/json, text/event-stream", Origin: "http://localhost:3000", ReplyTo: json.RawMessage(` 17 `)},
 		{Status: -1, ReplyTo: json.RawMessage(`{"a" : [1, 2]}`), Redacted: true, RedactionSkipped: true},
 		{Direction: Meta, LastSeq: 41, Dropped: 3},
+		{Direction: Meta, Raw: json.RawMessage(`{"command":["srv"]}`), Unreserved: true},
 		{McpParamHeaders: []ParamHeader{}, ReplyTo: json.RawMessage{}, Raw: json.RawMessage{}},
 	}
 	for i, d := range frames {
