@@ -6,21 +6,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/capture/capturetest"
 )
 
-// fillLog writes a meta frame and n lines to a log on disk, and reads back
-// what the disk holds.
+// fillLog writes a meta frame and n short lines to a log on disk, and
+// reads back what the disk holds. The lines are shorter than the closing
+// frame, so that what a torn write leaves free never takes it.
 func fillLog(t *testing.T, disk *capturetest.Disk, n int) (w *LogWriter, frames []Frame, lost uint64) {
 	t.Helper()
 	w = NewLogWriter(disk.Output(), LogOptions{SessionID: "full-1-aaaaaaaaaaaa", Label: "full", Path: "full.jsonl"})
 	w.Meta(SessionMeta{Command: []string{"srv"}})
 	for i := range n {
-		add(w, ServerToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"pad":"%s"}}`, i, strings.Repeat("p", 200)))
+		add(w, Stderr, fmt.Sprint(i%10))
 	}
 	lost = w.Close()
 	frames, _ = readLog(t, disk.Bytes())
