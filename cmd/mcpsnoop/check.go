@@ -61,8 +61,9 @@ Inputs: log paths, session ids (looked up in the state directory), directories
 argument the newest log in the state directory is checked. A file named
 twice (by two paths, a directory and a path, a link) is read once, and a
 session two logs hold (a copied log) is merged, its frames counted once.
-Log files are read several at once, one per core (--jobs); the report is
-the one reading them in order gives.
+Log files are read several at once, one per core as memory and the
+open-file limit allow (--jobs); the report is the one reading them in
+order gives.
 
 The text report lists, under each session's counters, the findings that
 fail the gate (LOG:LINE: SIGNAL/RULE: message; every finding with -v), and
@@ -130,7 +131,7 @@ stdout).`,
 	f.StringVar(&o.explain, "explain", "", "print what a rule checks (W1-W49, M1, wire; all lists them) and the spec section it enforces, and exit")
 	f.StringVar(&o.known, "known", "", "accept the findings this file lists (SARIF fingerprints, as --write-known writes them): notes that fail nothing; a listed finding of a checked server that no longer occurs fails the check")
 	f.StringVar(&o.writeKnown, "write-known", "", "write every finding of this check to this file as accepted (- for standard output), keeping the entries of servers it did not check")
-	f.IntVar(&o.jobs, "jobs", 0, "read at most this many log files at once (0: one per core; 1: one after another); the report is the same either way")
+	f.IntVar(&o.jobs, "jobs", 0, "read at most this many log files at once (0: one per core, as many as half the memory budget (GOMEMLIMIT, else half the memory) holds for the largest log; 1: one after another); never more than the open-file limit allows, and all share the budget; the report is the same either way")
 	return cmd
 }
 
