@@ -214,3 +214,41 @@ func TestCheckMillionPendingRequests(t *testing.T) {
 // maxOpenCallsForTest is checker's bound on the calls a session keeps in
 // flight.
 const maxOpenCallsForTest = 10_000
+
+// Schema validation of a 12 MB result of 800,000 bad items (check
+// --fail-on wire): at most 100 issues and 100,000 values of it are
+// validated, and check stays within 500 MiB (it took 2.2 GB, and ran out
+// of memory under a limit).
+func TestCheckWireOnHugeBadFrame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("validates a 12 MB message")
+	}
+	res, _ := measuredCheck(t, []string{"-"}, 1, "", 0, func(w io.Writer) {
+		frame := func(seq int, dir, raw string) {
+			fmt.Fprintf(w, `{"session_id":"w-1-aaaaaaaaaaaa","server_label":"w","seq":%d,"ts":"2026-07-28T12:00:00.000Z","direction":%q,"transport":"stdio","raw":%s}`+"\n", seq, dir, raw)
+		}
+		frame(1, "c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+		frame(2, "s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
+		frame(3, "c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		var b strings.Builder
+		b.WriteString(`{"jsonrpc":"2.0","id":1,"result":{"tools":[`)
+		for i := range 800_000 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`{"name":1}`)
+		}
+		b.WriteString(`]}}`)
+		frame(4, "s2c", b.String())
+	})
+	stopped := false
+	for _, f := range res.Findings {
+		stopped = stopped || strings.Contains(f, "validation stopped after 100000 values")
+	}
+	if res.Err != "" || !stopped {
+		t.Errorf("check: %+v", res)
+	}
+	if res.PeakRSS > 500<<20 {
+		t.Errorf("peak RSS %d MiB, over 500 MiB", res.PeakRSS>>20)
+	}
+}
