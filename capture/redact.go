@@ -147,7 +147,7 @@ func (r *Redactor) Apply(f *Frame) bool {
 	var removed map[string]bool
 	var scrubbedRaw []byte
 	if len(f.Raw) > 0 {
-		switch out, rem, res := r.scrubJSON(f.Raw, headers); res {
+		switch out, rem, res := r.scrubJSON(f.Raw, headers, f.Direction == Meta); res {
 		case scrubbed:
 			f.Raw, removed, scrubbedRaw = out, rem, out
 			changed = true
@@ -175,7 +175,7 @@ func (r *Redactor) Apply(f *Frame) bool {
 			// JSON logged as text (its bytes are not valid UTF-8, or it
 			// nests too deep to be kept as raw): key and path rules reach
 			// it too.
-			switch out, _, res := r.scrubJSON([]byte(f.Text), false); res {
+			switch out, _, res := r.scrubJSON([]byte(f.Text), false, false); res {
 			case scrubbed:
 				f.Text = string(out)
 				changed = true
@@ -217,7 +217,7 @@ const (
 
 // scrubJSON applies paths, then key rules and value patterns, to a raw
 // message. With track, it also returns the scalars removed wholesale.
-func (r *Redactor) scrubJSON(raw []byte, track bool) (out []byte, removed map[string]bool, result int) {
+func (r *Redactor) scrubJSON(raw []byte, track, cmdline bool) (out []byte, removed map[string]bool, result int) {
 	if !validJSON(raw) {
 		return nil, nil, scrubGaveUp
 	}
@@ -233,7 +233,7 @@ func (r *Redactor) scrubJSON(raw []byte, track bool) (out []byte, removed map[st
 		}
 	}
 	if r.hasKeys() || r.hasPatterns() {
-		if o, rem := r.scrubRaw(raw, track); o != nil {
+		if o, rem := r.scrubRaw(raw, track, cmdline); o != nil {
 			raw, result = o, scrubbed
 			for k := range rem {
 				if removed == nil {

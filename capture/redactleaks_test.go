@@ -78,3 +78,22 @@ func TestRedactKeyStaysExact(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", f.Raw, want)
 	}
 }
+
+// A meta frame's command is a command line: a word that holds several
+// (sh -c "server --token X") is scanned as text, quotes and all; the
+// same string in a message is left to value patterns.
+func TestRedactCommandLineWords(t *testing.T) {
+	r := mustRedactor(t, RedactOptions{Secrets: true})
+	f := Frame{Direction: Meta, Raw: []byte(`{"command":["sh","-c","exec server --token t-1 --api-key='k-2' API_KEY=k-3"],"cwd":"/w"}`)}
+	r.Apply(&f)
+	if want := `{"command":["sh","-c","exec server --token [REDACTED] --api-key='[REDACTED]' API_KEY=[REDACTED]"],"cwd":"/w"}`; string(f.Raw) != want {
+		t.Errorf("got  %s\nwant %s", f.Raw, want)
+	}
+	if got := r.Command([]string{"sh", "-c", "srv --token abc"}); got[2] != "srv --token [REDACTED]" {
+		t.Errorf("Command: %q", got)
+	}
+	m := Frame{Direction: ClientToServer, Raw: []byte(`{"params":{"arguments":{"cmd":["run --token t-1"]}}}`)}
+	if r.Apply(&m) {
+		t.Errorf("a message's string was scanned as a command line: %s", m.Raw)
+	}
+}

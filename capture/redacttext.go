@@ -28,7 +28,22 @@ import (
 // when the name is one a key rule names. A scheme word (Bearer x) takes
 // the word after it along. One pass, no parsing: it never fails, whatever
 // the text.
-func (r *Redactor) scrubKeyValues(s string) (string, bool) {
+func (r *Redactor) scrubKeyValues(s string) (string, bool) { return r.scanKeyValues(s, false) }
+
+// scrubCommandLine is scrubKeyValues for a command line, where quotes are
+// the shell's: after the usual scan, names and flags inside quotes are
+// found too (sh -c 'server --token X').
+func (r *Redactor) scrubCommandLine(s string) (string, bool) {
+	out, changed := r.scanKeyValues(s, false)
+	if blind, ok := r.scanKeyValues(out, true); ok {
+		return blind, true
+	}
+	return out, changed
+}
+
+// scanKeyValues is the scan; quoteBlind reads quotes as any other
+// character (bare names and flags only).
+func (r *Redactor) scanKeyValues(s string, quoteBlind bool) (string, bool) {
 	if !r.hasKeys() || strings.IndexAny(s, ":=-") < 0 {
 		return s, false
 	}
@@ -49,7 +64,7 @@ func (r *Redactor) scrubKeyValues(s string) (string, bool) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
-		case c == '"' || c == '\'':
+		case (c == '"' || c == '\'') && !quoteBlind:
 			if unclosed[quoteKind(c)] {
 				i++
 				continue

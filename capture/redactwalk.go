@@ -23,6 +23,7 @@ import (
 // rawScrub is one walk over a valid JSON message.
 type rawScrub struct {
 	r       *Redactor
+	cmdline bool // a meta frame: its strings are command-line words, scanned as text too
 	raw     []byte
 	out     []byte // raw[:done], rewritten; nil until something changes
 	done    int
@@ -31,9 +32,12 @@ type rawScrub struct {
 
 // scrubRaw applies r's key rules and value patterns to raw, which must be
 // valid JSON. out is nil when nothing changed; removed holds the scalars
-// of the values key rules removed when track is set.
-func (r *Redactor) scrubRaw(raw []byte, track bool) (out []byte, removed map[string]bool) {
-	w := rawScrub{r: r, raw: raw}
+// of the values key rules removed when track is set. With cmdline (a meta
+// frame, whose command is the server's command line) a string element of
+// an array is also scanned as text, as a stderr line is: the words of
+// `sh -c "server --token X"` are one element.
+func (r *Redactor) scrubRaw(raw []byte, track, cmdline bool) (out []byte, removed map[string]bool) {
+	w := rawScrub{r: r, raw: raw, cmdline: cmdline}
 	if track {
 		w.removed = map[string]bool{}
 	}
@@ -129,6 +133,15 @@ func (w *rawScrub) array(i, state int, noPattern bool) int {
 				name, val, hasVal := strings.Cut(s, "=")
 				switch {
 				case !strings.HasPrefix(name, "-") || !w.r.isFlag(strings.TrimLeft(name, "-")):
+					if !w.cmdline {
+						w.pattern(i, end)
+						break
+					}
+					if scanned, ok := w.r.scrubCommandLine(s); ok {
+						scanned, _ = w.r.scrubString(scanned)
+						w.replace(i, end, AppendJSONString(nil, scanned))
+						break
+					}
 					w.pattern(i, end)
 				case !hasVal:
 					flagNext = true
