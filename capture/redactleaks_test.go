@@ -97,3 +97,13 @@ func TestRedactCommandLineWords(t *testing.T) {
 		t.Errorf("a message's string was scanned as a command line: %s", m.Raw)
 	}
 }
+
+// A quoted value inside a quoted word of a command line (a shell script's
+// echo "{password:\"x\"}") is hidden to its matching escaped quote.
+func TestRedactEscapedQuotedValue(t *testing.T) {
+	r := mustRedactor(t, RedactOptions{Secrets: true})
+	got := r.Command([]string{"sh", "-c", `echo "{password:\"hunter2 x\"}" >&2`})
+	if got[2] != `echo "{password:[REDACTED]}" >&2` {
+		t.Errorf("got %q", got[2])
+	}
+}

@@ -163,9 +163,16 @@ func (r *Redactor) bareValue(s string, i int) (vs, ve, next int) {
 	if vs >= len(s) {
 		return 0, 0, k
 	}
-	switch s[vs] {
-	case '"', '\'', '{', '[':
+	switch {
+	case s[vs] == '"' || s[vs] == '\'' || s[vs] == '{' || s[vs] == '[':
 		ve = valueEnd(s, vs)
+	case s[vs] == '\\' && vs+1 < len(s) && (s[vs+1] == '"' || s[vs+1] == '\''):
+		// A quoted value inside a quoted string (a shell script's
+		// echo "{password:\"x\"}"): to the matching escaped quote.
+		ve = len(s)
+		if k := strings.Index(s[vs+2:], s[vs:vs+2]); k >= 0 {
+			ve = vs + 2 + k + 2
+		}
 	default:
 		ve = bareEnd(s, vs)
 		if scheme := strings.ToLower(s[vs:ve]); scheme == "bearer" || scheme == "basic" || scheme == "token" || scheme == "digest" || scheme == "bot" {

@@ -53,7 +53,7 @@ func setUpShim(root *cobra.Command) {
 	f.SetInterspersed(false)
 	f.StringVar(&o.label, "label", "", "server label in the log and its file name (default: derived from the command)")
 	o.registerLogFlags(f)
-	f.DurationVar(&o.killGrace, "kill-grace", stdio.DefaultKillGrace, "after passing on SIGINT, SIGTERM or SIGHUP, kill the server if it has not exited within this time")
+	f.DurationVar(&o.killGrace, "kill-grace", stdio.DefaultKillGrace, "after passing on SIGINT, SIGTERM or SIGHUP, kill the server if it has not exited within this time; and after the client's input ends, end the server (SIGTERM, then SIGKILL after as long again) if it has not exited within this time")
 	o.redact.register(f)
 	o.otlp.register(f)
 	root.RunE = func(cmd *cobra.Command, args []string) error {
