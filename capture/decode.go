@@ -52,6 +52,7 @@ var envelopeFields = []string{
 	"conn_id", "truncated", "redacted", "status", "auth_challenge",
 	"content_type", "accept", "origin", "reply_to", "redaction_skipped", "last_seq", "dropped",
 	"host", "by_proxy", "http_method", "http_path", "stream_empty",
+	"unreserved",
 }
 
 // setField stores one member; v is its (valid) JSON text.
@@ -148,6 +149,8 @@ func (f *Frame) setField(name string, v []byte) error {
 		f.HTTPPath, err = stringField(name, v)
 	case "stream_empty":
 		f.StreamEmpty, err = boolField(name, v)
+	case "unreserved":
+		f.Unreserved, err = boolField(name, v)
 	}
 	return err
 }

@@ -97,6 +97,11 @@ type Frame struct {
 	// single event, so the request it answered (reply_to) never got its
 	// answer.
 	StreamEmpty bool `json:"stream_empty,omitempty"`
+	// Unreserved rides a log's first frame when no room could be set
+	// aside for the closing frame as the log opened (the disk was nearly
+	// full): should the disk fill up, what the log loses at its end may
+	// go uncounted, unless it ends with a closing frame after all.
+	Unreserved bool `json:"unreserved,omitempty"`
 }
 
 // HasBody reports whether the frame carries any observed content (a JSON

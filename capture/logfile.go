@@ -73,10 +73,7 @@ func (l *LogFile) Truncate(size int64) error { return l.f.Truncate(size) }
 
 // ReserveRoom sets room aside beside the file (see RoomReserver).
 func (l *LogFile) ReserveRoom(n int) (func(), error) {
-	if release := reserveBeside(l.f, n); release != nil {
-		return release, nil
-	}
-	return nil, os.ErrInvalid
+	return reserveNextTo(l.f, n)
 }
 
 // Close closes the file (and so lets go of any lock).

@@ -47,6 +47,10 @@ func (s *session) onRequest(fc *frameCtx) {
 		delete(s.calls.open, key)
 	}
 
+	if len(s.calls.open) >= maxOpenCalls {
+		s.untracked(fc)
+		return
+	}
 	name := m.opName()
 	c := &call{
 		key:        clone2(key),

@@ -4,7 +4,6 @@ import (
 	"sort"
 
 	"github.com/tidwall/gjson"
-	"strconv"
 	"time"
 
 	"net/http"
@@ -28,6 +27,7 @@ type session struct {
 	lastSeq     uint64
 	seqs        seqRecord // the seqs each input gave, for merging copies (merge.go)
 	dropped     uint64    // frames the log's closing frame says the capture lost
+	ends        logEnds   // what the log says of its completeness (logends.go)
 	frames      int       // frames ingested, the position of the next one
 	calls       callTable
 	parked      []*call          // calls waiting on an input_required answer, oldest first
@@ -114,11 +114,9 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	if s.transport == "" && f.Transport != "" {
 		s.transport = clone(f.Transport)
 	}
-	// Seq gaps are lost frames; reordered or repeated seqs add nothing.
-	if f.Seq > s.lastSeq {
-		s.counters.MissingFrames += int(min(f.Seq-s.lastSeq-1, uint64(1<<31)))
-		s.lastSeq = f.Seq
-	}
+	// Seq gaps are lost frames (logends.go).
+	s.seq(f)
+	s.logFrame(f)
 	ordinal := s.frames
 	s.frames++
 	if s.first.IsZero() {
@@ -300,16 +298,7 @@ func (s *session) close() *SessionReport {
 	s.reportRemaining()
 	s.unsettled401s()
 
-	if s.dropped > uint64(s.counters.MissingFrames) {
-		s.counters.MissingFrames = int(min(s.dropped, 1<<31))
-	}
-	if n := s.counters.MissingFrames; n > 0 {
-		s.addFinding(findingInput{
-			signal: SignalIncomplete, phase: phaseIncomplete, sessionWide: true, party: PartyTransport,
-			kind: "session has <n> dropped frame(s)",
-			text: " has " + strconv.Itoa(n) + " " + plural(n, "dropped frame", "dropped frames"),
-		})
-	}
+	s.incomplete()
 
 	sr := &SessionReport{
 		ID:        s.id,

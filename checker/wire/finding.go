@@ -33,6 +33,9 @@ func (f *Finding) Text() string {
 	if f.Omitted > 0 {
 		b.WriteString("; and " + strconv.Itoa(f.Omitted) + " more")
 	}
+	if f.Stopped != "" {
+		b.WriteString("; validation stopped " + f.Stopped)
+	}
 	b.WriteString(" (" + f.Revision + " " + f.Definition + ")")
 	return b.String()
 }

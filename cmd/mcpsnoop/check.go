@@ -63,8 +63,9 @@ and - for standard input. Without an argument the newest log of the log
 folders is checked. A file named
 twice (by two paths, a directory and a path, a link) is read once, and a
 session two logs hold (a copied log) is merged, its frames counted once.
-Log files are read several at once, one per core (--jobs); the report is
-the one reading them in order gives.
+Log files are read several at once, one per core as memory and the
+open-file limit allow (--jobs); the report is the one reading them in
+order gives.
 
 The text report lists, under each session's counters, the findings that
 fail the gate (LOG:LINE: SIGNAL/RULE: message; every finding with -v), and
@@ -132,7 +133,7 @@ stdout). With --write-known, 0 once the file is written.`,
 	f.StringVar(&o.explain, "explain", "", "print what a rule checks (W1-W49, M1, wire; all lists them) and the spec section it enforces, and exit")
 	f.StringVar(&o.known, "known", "", "accept the findings this file lists (SARIF fingerprints, as --write-known writes them): notes that fail nothing; a listed finding of a checked server that no longer occurs fails the check")
 	f.StringVar(&o.writeKnown, "write-known", "", "write every finding of this check to this file as accepted (- for standard output), keeping the entries of servers it did not check; exits 0 once written")
-	f.IntVar(&o.jobs, "jobs", 0, "read at most this many log files at once (0: one per core; 1: one after another); the report is the same either way")
+	f.IntVar(&o.jobs, "jobs", 0, "read at most this many log files at once (0: one per core, as many as half the memory budget (GOMEMLIMIT, else half the memory) holds for the largest log; 1: one after another); never more than the open-file limit allows, and all share the budget; the report is the same either way")
 	return cmd
 }
 
@@ -375,7 +376,10 @@ func ingestInput(eng *checker.Engine, in capture.Input, stdin io.Reader) error {
 // ingestRedacted is ingestInput with red applied to every frame first (the
 // log itself is never changed).
 func ingestRedacted(eng *checker.Engine, in capture.Input, stdin io.Reader, red *capture.Redactor) error {
-	return in.Read(stdin, red, func(fr *capture.Frame, line int) bool {
-		return eng.Ingest(fr, checker.Position{Path: in.Path, Name: in.Name, Line: line})
-	}, eng.TornTail)
+	src, err := in.Open(stdin)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	return ingest.ReadInto(eng, src, in, red)
 }

@@ -167,14 +167,18 @@ func TestOpenBigLogInTmux(t *testing.T) {
 	tt.keys("q")
 	tt.waitFor("viewer exited 0")
 
-	f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+	// A bad line after the first frame is one lost frame (the read goes
+	// on); a log that starts with one is no log.
+	data, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString("this is not json\n" + `{"session_id":"big","seq":999999}` + "\n")
-	f.Close()
-	tt = startTmux(t, "MCPSNOOP_HOME="+shellQuote(home)+" "+shellQuote(bin)+" open "+shellQuote(log))
-	tt.waitFor("mcpsnoop open: "+log+": line ", "invalid JSONL envelope", "viewer exited 2")
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, append([]byte("this is not json\n"), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tt = startTmux(t, "MCPSNOOP_HOME="+shellQuote(home)+" "+shellQuote(bin)+" open "+shellQuote(bad))
+	tt.waitFor("mcpsnoop open: "+bad+": line 1", "invalid JSONL envelope", "viewer exited 2")
 }
 
 // A log skipped while the runs are found (one in the sessions directory

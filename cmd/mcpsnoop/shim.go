@@ -53,7 +53,7 @@ func setUpShim(root *cobra.Command) {
 	f.SetInterspersed(false)
 	f.StringVar(&o.label, "label", "", "server label in the log and its file name (default: named after the server: its package, module or project folder, from the command)")
 	o.registerLogFlags(f)
-	f.DurationVar(&o.killGrace, "kill-grace", stdio.DefaultKillGrace, "after passing on SIGINT, SIGTERM or SIGHUP, kill the server if it has not exited within this time")
+	f.DurationVar(&o.killGrace, "kill-grace", stdio.DefaultKillGrace, "after passing on SIGINT, SIGTERM or SIGHUP, kill the server if it has not exited within this time; and after the client's input ends, end the server (SIGTERM, then SIGKILL after as long again) if it has not exited within this time")
 	o.redact.register(f)
 	o.otlp.register(f)
 	root.RunE = func(cmd *cobra.Command, args []string) error {
@@ -78,6 +78,7 @@ type shimSettings struct {
 }
 
 func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
+	capture.BoundMemory() // the heap near what is live, whatever the traffic
 	if len(args) == 0 {
 		if cmd.Flags().NFlag() == 0 {
 			return cmd.Help()
