@@ -118,7 +118,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if why := h.guard.CheckRequest(r); why != nil {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, h.maxBody))
 		hostcheck.Refuse(w, why, h.name)
-		h.refused(r, body, nil, http.StatusForbidden, why.Error())
+		// The refusal names the request it answers, so that a check of
+		// the log settles it as refused rather than leave it pending.
+		h.refused(r, body, idOf(parseMessage(bytes.TrimSpace(body))), http.StatusForbidden, why.Error())
 		return
 	}
 	switch r.Method {

@@ -35,8 +35,8 @@ func NewRefusalLog(command []string, open func() (io.WriteCloser, capture.LogOpt
 // refusalInfo is what a refusal's frames carry.
 type refusalInfo struct {
 	host, origin, accept, contentType, version, method, name string
-	status                                                    int
-	replyTo                                                   []byte
+	status                                                   int
+	replyTo                                                  []byte
 }
 
 // Record logs one refusal.
