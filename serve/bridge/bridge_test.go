@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -107,7 +108,8 @@ func TestModernClientsShareOneProcess(t *testing.T) {
 		var progress []string
 		s := connect(t, r.url, "", &mcp.ClientOptions{ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
 			mu.Lock()
-			progress = append(progress, req.Params.Message)
+			// The client's own token comes back, not the one the server saw.
+			progress = append(progress, fmt.Sprint(req.Params.Message, " ", req.Params.ProgressToken))
 			got[i] = progress
 			mu.Unlock()
 		}})
@@ -130,7 +132,7 @@ func TestModernClientsShareOneProcess(t *testing.T) {
 	}
 	wg.Wait()
 	for i := range 3 {
-		if !slices.Equal(got[i], []string{"half"}) {
+		if !slices.Equal(got[i], []string{"half 1"}) {
 			t.Errorf("client %d got progress %q, want its own one", i, got[i])
 		}
 	}
