@@ -44,7 +44,7 @@ func (r *Redactor) scrubCommandLine(s string) (string, bool) {
 // scanKeyValues is the scan; quoteBlind reads quotes as any other
 // character (bare names and flags only).
 func (r *Redactor) scanKeyValues(s string, quoteBlind bool) (string, bool) {
-	if !r.hasKeys() || strings.IndexAny(s, ":=-") < 0 {
+	if !r.hasKeys() || !strings.ContainsAny(s, ":=-") {
 		return s, false
 	}
 	var b strings.Builder

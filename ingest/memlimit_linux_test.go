@@ -15,7 +15,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
 // measuredCheck runs Check in a process of its own (runRole "check") over
@@ -161,14 +160,6 @@ func TestCheckJobsShareOneMemoryBudget(t *testing.T) {
 }
 
 func unsafePointer(l *syscall.Rlimit) unsafe.Pointer { return unsafe.Pointer(l) }
-
-func inputsOf(paths []string) []capture.Input {
-	var out []capture.Input
-	for _, p := range paths {
-		out = append(out, capture.Input{Path: p, Name: p})
-	}
-	return out
-}
 
 // --jobs never opens more files than the open-file limit allows: 20 logs
 // asked for with --jobs 100 in a process that may hold 10 files are read

@@ -26,11 +26,23 @@ func TestCIRequiresTheE2EPrerequisites(t *testing.T) {
 	}
 	defer f.Close()
 	e2e := regexp.MustCompile(`\bgo test\b.*-tags e2e`)
+	goTest := regexp.MustCompile(`\bgo test\b`)
 	steps := 0
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "#") || strings.HasPrefix(line, "echo ") || !e2e.MatchString(line) {
+		if strings.HasPrefix(line, "#") || strings.HasPrefix(line, "echo ") || !goTest.MatchString(line) {
+			continue
+		}
+		// Without -timeout a hung test waits for go test's default ten
+		// minutes, then prints a stack nobody asked for that late.
+		if !strings.Contains(line, "-timeout ") {
+			t.Errorf(".ci/run runs go test without an explicit -timeout:\n%s", line)
+		}
+		if strings.HasSuffix(line, " ./...") && !strings.HasPrefix(line, "MCPSNOOP_E2E_REQUIRE=1 ") {
+			t.Errorf(".ci/run runs the test suite without MCPSNOOP_E2E_REQUIRE=1, so a missing tool would only skip its tests:\n%s", line)
+		}
+		if !e2e.MatchString(line) {
 			continue
 		}
 		steps++

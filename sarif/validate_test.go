@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsnoop/mcpsnoop/internal/testneed"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -234,7 +235,7 @@ func multitoolRule(line string) string {
 // full output: the cap's golden file holds an excerpt only).
 func TestMultitool(t *testing.T) {
 	if os.Getenv("SARIF_MULTITOOL") == "" {
-		t.Skip("set SARIF_MULTITOOL to the Sarif.Multitool binary to validate the golden outputs with it")
+		testneed.Missing(t, "set SARIF_MULTITOOL to the Sarif.Multitool binary to validate the golden outputs with it")
 	}
 	for _, tc := range goldenCases() {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,7 +17,6 @@ var (
 	styleError    = lipgloss.NewStyle().Foreground(lipgloss.Color("9"))
 	styleWarn     = lipgloss.NewStyle().Foreground(lipgloss.Color("13"))
 	stylePending  = lipgloss.NewStyle().Foreground(lipgloss.Color("11"))
-	styleOK       = lipgloss.NewStyle().Foreground(lipgloss.Color("10"))
 	styleNotice   = lipgloss.NewStyle().Foreground(lipgloss.Color("11"))
 )
 

@@ -19,16 +19,11 @@ import (
 // shimMemoryLimit is what the shim may hold, whatever the traffic.
 const shimMemoryLimit = 300 << 20
 
-// measuredShim runs this test binary as a shim (runMeasuredShim) between
-// an empty stdin and a pipe this test drains, with the server writing
-// traffic, and returns the bytes forwarded, the log's frames, the shim's
-// peak resident set size and how long it took.
-func measuredShim(t *testing.T, traffic string, ro capture.RedactOptions) (forwarded int64, frames []capture.Frame, rss int64, took time.Duration) {
-	return measuredShimIn(t, traffic, ro, nil)
-}
-
-// measuredShimIn is measuredShim with the client's requests read from in
-// (nil: none).
+// measuredShimIn runs this test binary as a shim (runMeasuredShim) with
+// the client's requests read from in (nil: none) and its output drained
+// by this test, the server writing traffic, and returns the bytes
+// forwarded, the log's frames, the shim's peak resident set size and how
+// long it took.
 func measuredShimIn(t *testing.T, traffic string, ro capture.RedactOptions, in func(io.Writer)) (forwarded int64, frames []capture.Frame, rss int64, took time.Duration) {
 	t.Helper()
 	dir := t.TempDir()

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/testbin"
+	"github.com/mcpsnoop/mcpsnoop/internal/testneed"
 )
 
 const (
@@ -256,7 +257,7 @@ func runInstall(t *testing.T, srv *releaseServer, j installJob) *actionResult {
 	skipWithoutBash(t)
 	for _, tool := range []string{"curl", "git", "tar"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed", tool)
+			testneed.Missing(t, "%s is not installed", tool)
 		}
 	}
 	m := loadAction(t)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/mcpsnoop/mcpsnoop/internal/testneed"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("chromium not installed (Debian: apt-get install chromium; or set MCPSNOOP_CHROMIUM): the headless html checks are skipped")
+	testneed.Missing(t, "chromium not installed (Debian: apt-get install chromium; or set MCPSNOOP_CHROMIUM): the headless html checks are skipped")
 	return ""
 }
 

@@ -84,9 +84,6 @@ type reportFile struct {
 type reportPlan struct {
 	stdoutFormat string
 	files        []reportFile
-	// sideFiles are the GitHub step's output and summary files, appended
-	// to, never an input nor a report.
-	sideFiles []string
 }
 
 // planReports resolves check's report files and refuses the ones that

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/mcpsnoop/mcpsnoop/internal/testneed"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,7 @@ type tmuxTerm struct {
 func startTmux(t *testing.T, shell string) *tmuxTerm {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed; the terminal viewer tests need it (apt-get install tmux)")
+		testneed.Missing(t, "tmux is not installed; the terminal viewer tests need it (apt-get install tmux)")
 	}
 	var b [6]byte
 	rand.Read(b[:])

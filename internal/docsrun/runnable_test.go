@@ -216,12 +216,28 @@ func TestREADMECommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var check, tests bool
+	ci, err := os.ReadFile(filepath.Join(repoRoot, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var check bool
+	tests := ""
 	for _, b := range blocks {
 		check = check || (b.Skip == "" && b.Dir == "repo" && strings.HasPrefix(b.Script, "go run ./cmd/mcpsnoop check "))
-		tests = tests || (b.Skip != "" && strings.HasPrefix(b.Script, "go test ./..."))
+		if b.Skip != "" && strings.HasPrefix(b.Script, "go test ") {
+			tests, _, _ = strings.Cut(b.Script, "#")
+			tests = strings.TrimSpace(tests)
+		}
 	}
-	if !check || !tests {
-		t.Errorf("README.md: a runnable dir=repo block running go run ./cmd/mcpsnoop check: %v; a skipped block with go test ./...: %v", check, tests)
+	if !check || tests == "" {
+		t.Fatalf("README.md: a runnable dir=repo block running go run ./cmd/mcpsnoop check: %v; a skipped block with go test: %q", check, tests)
+	}
+	// CI runs the README's test command itself, with an explicit timeout
+	// so that a hang fails with the stuck test's stack.
+	if !strings.Contains(tests, "-timeout ") || !strings.HasSuffix(tests, " ./...") {
+		t.Errorf("README.md's test command %q does not set -timeout and run ./...", tests)
+	}
+	if !strings.Contains(string(ci), tests+"\n") {
+		t.Errorf(".ci/run does not run README.md's test command %q", tests)
 	}
 }
