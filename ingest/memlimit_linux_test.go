@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 	"unsafe"
-
 )
 
 // measuredCheck runs Check in a process of its own (runRole "check") over
