@@ -413,6 +413,40 @@ func TestProxyRefusalIsNoError(t *testing.T) {
 	}
 }
 
+// TestBridgeAnswerIsNoError: an answer mcpsnoop's bridge wrote to the
+// server itself (by_proxy on a c2s response: the server's request could
+// not be carried to its HTTP client) settles the server's request as a
+// note of the transport's, whatever is gated; the same answer from the
+// client is the client's error, and the bridge's cancellation on behalf
+// of a client that went away is judged as any cancellation.
+func TestBridgeAnswerIsNoError(t *testing.T) {
+	all, _ := checker.ParseFailOn(allGates)
+	refused := `{"jsonrpc":"2.0","id":"b1","error":{"code":-32601,"message":"answered -32601 by mcpsnoop bridge: 2026-07-28 forbids it"}}`
+	frames := func(byProxy string) []pf {
+		return []pf{
+			c2s(init25), s2c(inited25),
+			c2s(toolCall("1", "echo", "")),
+			s2c(rpcRequest(`"b1"`, "elicitation/create", `{"message":"ok?","requestedSchema":{"type":"object","properties":{}}}`)),
+			pf{"c2s", `"raw":` + refused + byProxy},
+			s2c(rpcResult("1", `{"content":[]}`)),
+			c2s(toolCall("2", "echo", "")),
+			pf{"c2s", `"raw":{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}` + byProxy},
+		}
+	}
+	rep := check(t, checker.Config{FailOn: all}, partyLog("stdio", frames(`,"by_proxy":true`)...))
+	sameLines(t, "findings", partyLines(rep), []string{
+		`error transport mcpsnoop answered the server's elicitation/create (id "b1") itself with error -32601: the request could not be carried to the client, which never saw it`,
+	})
+	s := rep.Sessions[0]
+	if rep.Verdict != checker.Passed || s.Counters.Errors != 0 || s.Counters.Pending != 0 {
+		t.Errorf("verdict %s, errors %d, pending %d; want passed, 0, 0", rep.Verdict, s.Counters.Errors, s.Counters.Pending)
+	}
+	rep = check(t, checker.Config{FailOn: all}, partyLog("stdio", frames("")...))
+	if s := rep.Sessions[0]; s.Counters.Errors != 1 || rep.Verdict != checker.Failed {
+		t.Errorf("the client's own refusal: errors %d, verdict %s; want 1, findings\n%s", s.Counters.Errors, rep.Verdict, strings.Join(partyLines(rep), "\n"))
+	}
+}
+
 // TestDuplicateKeysReadLast: a repeated member name means what the
 // servers' decoders make of it, its last occurrence, for everything the
 // checker reads (the tool an assertion forbids, the id an answer matches,

@@ -48,13 +48,7 @@ func (s *session) refusedByProxy(fc *frameCtx) {
 	if len(f.ReplyTo) > 0 {
 		key := callKey{dir: capture.ClientToServer, id: string(f.ReplyTo), conn: f.ConnID}
 		if c := s.calls.open[key]; c != nil && c.open() && !c.answered {
-			fc.belongsTo(c)
-			c.it.answerHop(f.TS, nil)
-			c.answered, c.end, c.state = true, f.TS, stateFailed
-			s.unpark(c)
-			s.calls.retire(c)
-			s.progressDone(c)
-			s.ended(c)
+			s.settleByProxy(fc, c)
 		}
 	}
 	text := "the proxy refused the request itself with HTTP " + strconv.Itoa(f.Status) + " (Host " + strconv.Quote(s.serverWords(f.Host))
@@ -67,6 +61,48 @@ func (s *session) refusedByProxy(fc *frameCtx) {
 		ordinal: fc.ordinal, rank: rankError, seq: f.Seq, path: fc.pos.Path, line: fc.pos.Line,
 		method: fc.method, tool: fc.tool, kind: "the proxy refused the request itself with HTTP <status>", text: text,
 	})
+}
+
+// settleByProxy ends a call that mcpsnoop answered itself: neither pending
+// nor an error of the peer that was asked.
+func (s *session) settleByProxy(fc *frameCtx, c *call) {
+	fc.belongsTo(c)
+	c.it.answerHop(fc.f.TS, nil)
+	c.answered, c.end, c.state = true, fc.f.TS, stateFailed
+	s.unpark(c)
+	s.calls.retire(c)
+	s.progressDone(c)
+	s.ended(c)
+}
+
+// answeredByProxy handles an answer mcpsnoop's bridge wrote to the server
+// on the client's behalf (by_proxy on a c2s response): the server's request
+// could not be carried to the HTTP client (2026-07-28 forbids it there, or
+// no stream was open), so the client never saw it. The server's call is
+// settled, and the answer is a note of the transport's, not the client's
+// error. It reports whether the frame was such an answer.
+func (s *session) answeredByProxy(fc *frameCtx) bool {
+	f := fc.f
+	m := parseMessage(f.Raw)
+	if m.kind != kindResponse {
+		return false
+	}
+	c := s.calls.open[callKey{dir: capture.ServerToClient, id: m.idText(), conn: f.ConnID}]
+	if c == nil || !c.open() || c.answered {
+		return false
+	}
+	s.settleByProxy(fc, c)
+	text := "mcpsnoop answered the server's " + c.subject() + " itself"
+	if code := m.errorVal.Get("code"); m.hasError && code.Exists() {
+		text += " with error " + s.serverWords(code.Raw)
+	}
+	text += ": the request could not be carried to the client, which never saw it"
+	s.addFinding(findingInput{
+		signal: SignalError, level: LevelNote, party: PartyTransport, phase: phaseFrames,
+		ordinal: fc.ordinal, rank: rankError, seq: f.Seq, path: fc.pos.Path, line: fc.pos.Line,
+		method: fc.method, tool: fc.tool, kind: "mcpsnoop answered the server's <subject> itself", text: text,
+	})
+	return true
 }
 
 // emptyStream applies W55 to an event stream that ended without a single

@@ -161,6 +161,9 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		s.refusedByProxy(fc)
 		return // the server never saw the request: nothing of its to judge
 	}
+	if f.ByProxy && f.Direction == capture.ClientToServer && f.HasBody() && s.answeredByProxy(fc) {
+		return // the client never saw the server's request: nothing of its to judge
+	}
 	s.http.noteAnswered(f)
 	if !f.HasBody() {
 		switch {
