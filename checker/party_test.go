@@ -427,10 +427,10 @@ func TestBridgeAnswerIsNoError(t *testing.T) {
 			c2s(init25), s2c(inited25),
 			c2s(toolCall("1", "echo", "")),
 			s2c(rpcRequest(`"b1"`, "elicitation/create", `{"message":"ok?","requestedSchema":{"type":"object","properties":{}}}`)),
-			pf{"c2s", `"raw":` + refused + byProxy},
+			{"c2s", `"raw":` + refused + byProxy},
 			s2c(rpcResult("1", `{"content":[]}`)),
 			c2s(toolCall("2", "echo", "")),
-			pf{"c2s", `"raw":{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}` + byProxy},
+			{"c2s", `"raw":{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}` + byProxy},
 		}
 	}
 	rep := check(t, checker.Config{FailOn: all}, partyLog("stdio", frames(`,"by_proxy":true`)...))
