@@ -483,131 +483,171 @@ const (
 	MaxFlushDelay = 200 * time.Millisecond
 )
 
-// loop is the writer goroutine.
+// writerState is what the writer goroutine carries from one round to the
+// next.
+type writerState struct {
+	batch  []entry
+	frames []Frame
+	seq    uint64
+	idle   int // polls in a row that found nothing
+	timer  *time.Timer
+}
+
+// loop is the writer goroutine: take what is queued, write it, and when
+// nothing is, poll, flush or sleep until there is.
 func (w *LogWriter) loop() {
 	defer close(w.finished)
-	var (
-		batch  []entry
-		frames []Frame
-		seq    uint64
-		idle   int // polls in a row that found nothing
-		timer  *time.Timer
-	)
-	s := w.sink
+	st := &writerState{}
 	for {
 		w.mu.Lock()
 		var wait time.Duration
-		batch, wait = w.popLocked(batch[:0])
-		for i := range batch {
-			if !batch[i].gap && !batch[i].drop {
+		st.batch, wait = w.popLocked(st.batch[:0])
+		for i := range st.batch {
+			if !st.batch[i].gap && !st.batch[i].drop {
 				w.owed++
 			}
 		}
-		if len(batch) == 0 {
-			if w.closed {
-				seq += w.skip
-				w.skip = 0
-				w.mu.Unlock()
-				s.close(seq)
-				w.warnOnce()
+		if len(st.batch) == 0 {
+			if w.idleLocked(st, wait) {
 				return
 			}
-			if idle < idlePolls {
-				w.mu.Unlock()
-				idle++
-				time.Sleep(pollInterval)
-				continue
-			}
-			if s.pending() {
-				w.mu.Unlock()
-				s.flush()
-				w.warnOnce()
-				if w.quit {
-					return
-				}
-				continue
-			}
-			w.waiting = true
-			w.mu.Unlock()
-			if wait <= 0 {
-				<-w.wake
-			} else {
-				// An open observation holds the line: wake up when it is
-				// due to be parked, unless work comes first.
-				if timer == nil {
-					timer = time.NewTimer(wait)
-				} else {
-					timer.Reset(wait)
-				}
-				select {
-				case <-w.wake:
-					timer.Stop()
-				case <-timer.C:
-					w.mu.Lock()
-					w.waiting = false
-					w.mu.Unlock()
-				}
-			}
-			idle = 0
 			continue
 		}
 		w.mu.Unlock()
-		idle = 0
-		for i := range batch {
-			e := &batch[i]
-			seq += e.skip
-			switch {
-			case e.gap:
-			case e.drop:
-				seq++
-				if d, ok := w.framer.(DropFramer); ok && e.info != nil {
-					d.Dropped(e.info)
-				}
-			default:
-				var ob *Observation
-				w.owed--
-				if w.framer != nil {
-					ob = &Observation{TS: e.ts, Direction: e.dir, Data: e.data, Truncated: e.truncated, JSON: e.json, Info: e.info, Over: e.over, w: w}
-					frames = w.framer.Frames(ob, frames[:0])
-				} else {
-					frames = append(frames[:0], lineFrame(e))
-				}
-				w.owed += uint64(len(frames))
-				for k := range frames {
-					w.owed--
-					seq++
-					f := &frames[k]
-					f.Seq, f.SessionID, f.ServerLabel = seq, w.sessionID, w.label
-					if f.Transport == "" {
-						f.Transport = w.transport
-					}
-					w.red.Apply(f)
-					limitText(f)
-					if !w.first {
-						w.first = true
-						f.Unreserved = w.unreserved
-					}
-					s.add(f)
-				}
-				if ob != nil {
-					seq += ob.lost
-					w.framer.Written(ob, frames)
-				}
-				clear(frames)
-			}
-			e.slab.release()
-			*e = entry{} // let the observation's memory go
-			if w.quit {
-				return
-			}
+		st.idle = 0
+		if w.writeBatch(st) {
+			return
 		}
-		if s.due() {
-			s.flush()
+		if w.sink.due() {
+			w.sink.flush()
 		}
 		w.warnOnce()
 		if w.quit {
 			return
 		}
+	}
+}
+
+// idleLocked is a round that found the queue empty, entered with w.mu held
+// and left without it: on Close it ends the log; else it polls a few
+// times, flushes what is buffered, and then sleeps until woken (or until
+// an open observation is due to be parked, wait). It reports whether the
+// writer is done.
+func (w *LogWriter) idleLocked(st *writerState, wait time.Duration) (done bool) {
+	s := w.sink
+	switch {
+	case w.closed:
+		st.seq += w.skip
+		w.skip = 0
+		w.mu.Unlock()
+		s.close(st.seq)
+		w.warnOnce()
+		return true
+	case st.idle < idlePolls:
+		w.mu.Unlock()
+		st.idle++
+		time.Sleep(pollInterval)
+		return false
+	case s.pending():
+		w.mu.Unlock()
+		s.flush()
+		w.warnOnce()
+		return w.quit
+	}
+	w.waiting = true
+	w.mu.Unlock()
+	w.sleep(st, wait)
+	st.idle = 0
+	return false
+}
+
+// sleep waits to be woken, or at most wait when it is positive: an open
+// observation holds the line and is parked when it is due, unless work
+// comes first.
+func (w *LogWriter) sleep(st *writerState, wait time.Duration) {
+	if wait <= 0 {
+		<-w.wake
+		return
+	}
+	if st.timer == nil {
+		st.timer = time.NewTimer(wait)
+	} else {
+		st.timer.Reset(wait)
+	}
+	select {
+	case <-w.wake:
+		st.timer.Stop()
+	case <-st.timer.C:
+		w.mu.Lock()
+		w.waiting = false
+		w.mu.Unlock()
+	}
+}
+
+// writeBatch numbers and writes the entries taken from the queue: a gap
+// or a dropped observation takes its seq numbers and writes nothing. It
+// reports whether the writer must quit (its output failed for good).
+func (w *LogWriter) writeBatch(st *writerState) (quit bool) {
+	for i := range st.batch {
+		e := &st.batch[i]
+		st.seq += e.skip
+		switch {
+		case e.gap:
+		case e.drop:
+			st.seq++
+			if d, ok := w.framer.(DropFramer); ok && e.info != nil {
+				d.Dropped(e.info)
+			}
+		default:
+			w.writeEntry(st, e)
+		}
+		e.slab.release()
+		*e = entry{} // let the observation's memory go
+		if w.quit {
+			return true
+		}
+	}
+	return false
+}
+
+// writeEntry turns one observation into its frames (the Framer's, or one
+// line) and hands each, numbered, redacted and bounded, to the sink.
+func (w *LogWriter) writeEntry(st *writerState, e *entry) {
+	var ob *Observation
+	w.owed--
+	if w.framer != nil {
+		ob = &Observation{TS: e.ts, Direction: e.dir, Data: e.data, Truncated: e.truncated, JSON: e.json, Info: e.info, Over: e.over, w: w}
+		st.frames = w.framer.Frames(ob, st.frames[:0])
+	} else {
+		st.frames = append(st.frames[:0], lineFrame(e))
+	}
+	w.owed += uint64(len(st.frames))
+	for k := range st.frames {
+		w.owed--
+		st.seq++
+		w.stamp(&st.frames[k], st.seq)
+		w.sink.add(&st.frames[k])
+	}
+	if ob != nil {
+		st.seq += ob.lost
+		w.framer.Written(ob, st.frames)
+	}
+	clear(st.frames)
+}
+
+// stamp gives a frame its place in the log (seq, session, label,
+// transport), redacts it and bounds its text; the log's first frame says
+// whether the log could set room aside for its closing frame.
+func (w *LogWriter) stamp(f *Frame, seq uint64) {
+	f.Seq, f.SessionID, f.ServerLabel = seq, w.sessionID, w.label
+	if f.Transport == "" {
+		f.Transport = w.transport
+	}
+	w.red.Apply(f)
+	limitText(f)
+	if !w.first {
+		w.first = true
+		f.Unreserved = w.unreserved
 	}
 }
 

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,119 +136,68 @@ func verifyFail(format string, args ...any) error {
 }
 
 func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
-	recArgs, command := args, []string(nil)
-	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-		recArgs, command = args[:dash], args[dash:]
-		if len(command) == 0 {
-			return verifyFail("nothing after --: give the server command to replay against")
-		}
-	}
-	if len(recArgs) != 1 {
-		return verifyFail("want one recording (a log path or a session id), got %d", len(recArgs))
-	}
-	header, err := o.replay.check()
-	if err != nil {
+	switch err := verify(cmd, args, o); {
+	case err == nil:
+		return nil
+	case errors.Is(err, errRegressed):
+		return &exitError{code: 1}
+	default:
 		return verifyFail("%v", err)
 	}
-	switch {
-	case o.replay.target != "" && command != nil:
-		return verifyFail("give a server command after -- or --replay-target, not both")
-	case o.threshold < 0:
-		return verifyFail("--duration-threshold must not be negative")
-	case math.IsNaN(o.ratio) || math.IsInf(o.ratio, 0) || o.ratio < 1:
-		return verifyFail("--duration-ratio must be finite and at least 1")
-	}
-	format := strings.ToLower(strings.TrimSpace(o.format))
-	if format != "text" && format != "json" && format != "junit" && format != "sarif" {
-		return verifyFail("--format must be text, json, junit or sarif, got %q", o.format)
-	}
-	comparer, err := replay.NewComparer(o.ignore, o.noDefaults, o.ignoreOrder)
+}
+
+// errRegressed is verify's verdict that the new build regressed (exit 1).
+var errRegressed = errors.New("regressed")
+
+// verify is runVerify's steps; an error it returns other than errRegressed
+// is one that leaves nothing verified (exit 2).
+func verify(cmd *cobra.Command, args []string, o verifyOptions) error {
+	recArg, command, err := verifyArgs(cmd, args)
 	if err != nil {
-		return verifyFail("%v", err)
+		return err
 	}
-	red, err := o.redact.redactor()
+	setup, err := o.setUp(command)
 	if err != nil {
-		return verifyFail("%v", err)
+		return err
 	}
-	in, err := verifyInput(recArgs[0])
+	in, err := verifyInput(recArg)
 	if err != nil {
-		return verifyFail("%v", err)
+		return err
 	}
 	if err := checkVerifyOutputs(o, in); err != nil {
-		return verifyFail("%v", err)
+		return err
 	}
 	counted := []capture.Input{in}
 	stop := showReading(cmd.ErrOrStderr(), counted)
 	rec, err := replay.Load(counted[0], nil, o.session)
 	stop()
 	if err != nil {
-		return verifyFail("%v", err)
+		return err
 	}
 	if o.update && rec.Path == "" {
-		return verifyFail("--update rewrites the recording, so it must be a file")
+		return errors.New("--update rewrites the recording, so it must be a file")
 	}
-	logPath := o.replayLog
-	if logPath == "" {
-		if logPath, err = defaultReplayLog(rec.SessionID); err != nil {
-			return verifyFail("%v", err)
-		}
-	}
-	// Absolute, as the replay writes it: the shim runs in the server's
-	// directory, not this one.
-	if logPath, err = filepath.Abs(logPath); err != nil {
-		return verifyFail("replay log: %v", err)
-	}
-	logTarget, err := atomicfile.Resolve(logPath, true) // the replay makes its folder (capture.OpenLogFile)
+	logPath, err := replayLogPath(o, rec, in)
 	if err != nil {
-		return verifyFail("replay log: %v", err)
-	}
-	if same := sameAsInput(logTarget, []capture.Input{in}, nil); same != "" {
-		if o.replayLog == "" {
-			return verifyFail("the default replay log %s is the recording itself; name another with --replay-log", logPath)
-		}
-		return verifyFail("--replay-log %s would write into the recording", o.replayLog)
+		return err
 	}
 	shim, err := shimExecutable()
 	if err != nil {
-		return verifyFail("cannot find the mcpsnoop executable to run the server through: %v", err)
+		return fmt.Errorf("cannot find the mcpsnoop executable to run the server through: %v", err)
 	}
 	stderr := cmd.ErrOrStderr()
-	target := replay.Target{Command: command, Shim: shim, ShimArgs: o.redact.args(), URL: o.replay.target, Header: header,
-		Redactor: red, Log: logPath, LogInState: o.replayLog == "", Stderr: stderr}
+	target := replay.Target{Command: command, Shim: shim, ShimArgs: o.redact.args(), URL: o.replay.target, Header: setup.header,
+		Redactor: setup.red, Log: logPath, LogInState: o.replayLog == "", Stderr: stderr}
 	where, err := replay.Describe(rec, target)
 	if err != nil {
-		return verifyFail("%s: %v", rec.Source, err)
+		return fmt.Errorf("%s: %v", rec.Source, err)
 	}
-	if why := rec.InitSkipReason(); why != "" {
-		return verifyFail("%s: nothing to replay: %s", rec.Source, termsafe.Clean(why, false))
+	planned, err := plannedCalls(rec, o.replay.all)
+	if err != nil {
+		return err
 	}
-	planned, firstSkip := 0, ""
-	for _, r := range rec.Steps {
-		if r.Notification() {
-			continue
-		}
-		if why := rec.SkipReason(r, o.replay.all, nil); why == "" {
-			planned++
-		} else if firstSkip == "" {
-			firstSkip = why
-		}
-	}
-	if planned == 0 {
-		if firstSkip == "" {
-			return verifyFail("%s: session %s has no recorded call to replay", rec.Source, rec.SessionID)
-		}
-		return verifyFail("%s: nothing to replay: no recorded call may be sent (%s)", rec.Source, termsafe.Clean(firstSkip, false))
-	}
-	if !o.replay.yes {
-		stdin := cmd.InOrStdin()
-		if !stdinIsTerminal(stdin) {
-			return verifyFail("replaying sends %d recorded call(s) to %s; there is no terminal to ask first, so pass --yes", planned, termsafe.Clean(where, false))
-		}
-		// The command and the session id come from the log: escaped.
-		fmt.Fprintf(stderr, "replay %d recorded call(s) of %s against %s? [y/N] ", planned, termsafe.Clean(rec.SessionID, false), termsafe.Clean(where, false))
-		if !confirmed(stdin) {
-			return verifyFail("not confirmed; nothing was replayed")
-		}
+	if err := confirmReplay(cmd, o, rec, planned, where); err != nil {
+		return err
 	}
 	if o.replay.all {
 		fmt.Fprintln(stderr, "mcpsnoop verify: --all: replaying every recorded call, including tools not annotated read-only")
@@ -255,39 +206,169 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 		All: o.replay.all, CallTimeout: o.replay.timeout, ClientName: "mcpsnoop-verify", ClientVersion: appVersion(),
 	})
 	if err != nil {
-		return verifyFail("%v", err)
+		return err
 	}
-	v, err := replay.Verify(rec, res, replay.VerifyOptions{Comparer: comparer,
+	return verdict(cmd, o, setup, rec, res)
+}
+
+// verifySetup is what verify's flags give once checked.
+type verifySetup struct {
+	header   http.Header
+	format   string
+	comparer *replay.Comparer
+	red      *capture.Redactor
+}
+
+// verifyArgs splits the arguments into the recording and the server
+// command after --.
+func verifyArgs(cmd *cobra.Command, args []string) (string, []string, error) {
+	recArgs, command := args, []string(nil)
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		recArgs, command = args[:dash], args[dash:]
+		if len(command) == 0 {
+			return "", nil, errors.New("nothing after --: give the server command to replay against")
+		}
+	}
+	if len(recArgs) != 1 {
+		return "", nil, fmt.Errorf("want one recording (a log path or a session id), got %d", len(recArgs))
+	}
+	return recArgs[0], command, nil
+}
+
+// setUp checks the flags and builds what they describe.
+func (o verifyOptions) setUp(command []string) (verifySetup, error) {
+	var st verifySetup
+	header, err := o.replay.check()
+	if err != nil {
+		return st, err
+	}
+	switch {
+	case o.replay.target != "" && command != nil:
+		return st, errors.New("give a server command after -- or --replay-target, not both")
+	case o.threshold < 0:
+		return st, errors.New("--duration-threshold must not be negative")
+	case math.IsNaN(o.ratio) || math.IsInf(o.ratio, 0) || o.ratio < 1:
+		return st, errors.New("--duration-ratio must be finite and at least 1")
+	}
+	format := strings.ToLower(strings.TrimSpace(o.format))
+	if format != "text" && format != "json" && format != "junit" && format != "sarif" {
+		return st, fmt.Errorf("--format must be text, json, junit or sarif, got %q", o.format)
+	}
+	comparer, err := replay.NewComparer(o.ignore, o.noDefaults, o.ignoreOrder)
+	if err != nil {
+		return st, err
+	}
+	red, err := o.redact.redactor()
+	if err != nil {
+		return st, err
+	}
+	return verifySetup{header: header, format: format, comparer: comparer, red: red}, nil
+}
+
+// replayLogPath is where the replay's session log goes, absolute (the
+// shim runs in the server's directory, not this one), and never the
+// recording itself.
+func replayLogPath(o verifyOptions, rec *replay.Recording, in capture.Input) (string, error) {
+	logPath := o.replayLog
+	var err error
+	if logPath == "" {
+		if logPath, err = defaultReplayLog(rec.SessionID); err != nil {
+			return "", err
+		}
+	}
+	if logPath, err = filepath.Abs(logPath); err != nil {
+		return "", fmt.Errorf("replay log: %v", err)
+	}
+	logTarget, err := atomicfile.Resolve(logPath, true) // the replay makes its folder (capture.OpenLogFile)
+	if err != nil {
+		return "", fmt.Errorf("replay log: %v", err)
+	}
+	if same := sameAsInput(logTarget, []capture.Input{in}, nil); same != "" {
+		if o.replayLog == "" {
+			return "", fmt.Errorf("the default replay log %s is the recording itself; name another with --replay-log", logPath)
+		}
+		return "", fmt.Errorf("--replay-log %s would write into the recording", o.replayLog)
+	}
+	return logPath, nil
+}
+
+// plannedCalls counts the recorded calls the replay will send, and says
+// why there are none when there are none.
+func plannedCalls(rec *replay.Recording, all bool) (int, error) {
+	if why := rec.InitSkipReason(); why != "" {
+		return 0, fmt.Errorf("%s: nothing to replay: %s", rec.Source, termsafe.Clean(why, false))
+	}
+	planned, firstSkip := 0, ""
+	for _, r := range rec.Steps {
+		if r.Notification() {
+			continue
+		}
+		if why := rec.SkipReason(r, all, nil); why == "" {
+			planned++
+		} else if firstSkip == "" {
+			firstSkip = why
+		}
+	}
+	switch {
+	case planned > 0:
+		return planned, nil
+	case firstSkip == "":
+		return 0, fmt.Errorf("%s: session %s has no recorded call to replay", rec.Source, rec.SessionID)
+	}
+	return 0, fmt.Errorf("%s: nothing to replay: no recorded call may be sent (%s)", rec.Source, termsafe.Clean(firstSkip, false))
+}
+
+// confirmReplay asks on the terminal before calls are sent, unless --yes.
+func confirmReplay(cmd *cobra.Command, o verifyOptions, rec *replay.Recording, planned int, where string) error {
+	if o.replay.yes {
+		return nil
+	}
+	stdin := cmd.InOrStdin()
+	if !stdinIsTerminal(stdin) {
+		return fmt.Errorf("replaying sends %d recorded call(s) to %s; there is no terminal to ask first, so pass --yes", planned, termsafe.Clean(where, false))
+	}
+	// The command and the session id come from the log: escaped.
+	fmt.Fprintf(cmd.ErrOrStderr(), "replay %d recorded call(s) of %s against %s? [y/N] ", planned, termsafe.Clean(rec.SessionID, false), termsafe.Clean(where, false))
+	if !confirmed(stdin) {
+		return errors.New("not confirmed; nothing was replayed")
+	}
+	return nil
+}
+
+// verdict compares the replay with the recording, writes the reports,
+// and with --update takes the new answers into the recording.
+func verdict(cmd *cobra.Command, o verifyOptions, setup verifySetup, rec *replay.Recording, res *replay.Result) error {
+	v, err := replay.Verify(rec, res, replay.VerifyOptions{Comparer: setup.comparer,
 		Durations: diff.Options{Threshold: o.threshold, Ratio: o.ratio}, FailOnSlower: o.failOnSlower})
 	if err != nil {
-		return verifyFail("%v", err)
+		return err
 	}
 	if v.Verified() == 0 {
 		why := res.Stopped
 		if why == "" && len(v.Calls) > 0 {
 			why = v.Calls[0].Reason
 		}
-		return verifyFail("%s: nothing was verified: %s (replay log %s)", rec.Source, termsafe.Clean(why, false), res.Log)
+		return fmt.Errorf("%s: nothing was verified: %s (replay log %s)", rec.Source, termsafe.Clean(why, false), res.Log)
 	}
 	if o.update {
 		// Refused before any report: exit 2 leaves stdout empty.
 		if err := replay.CheckUpdate(rec, res); err != nil {
-			return verifyFail("--update: %s; %s is left as it was (the replay is in %s)", termsafe.Clean(err.Error(), false), rec.Source, res.Log)
+			return fmt.Errorf("--update: %s; %s is left as it was (the replay is in %s)", termsafe.Clean(err.Error(), false), rec.Source, res.Log)
 		}
 	}
-	if err := writeVerifyReports(cmd.OutOrStdout(), reportStreams(cmd), format, o, v); err != nil {
-		return verifyFail("%v", err)
+	if err := writeVerifyReports(cmd.OutOrStdout(), reportStreams(cmd), setup.format, o, v); err != nil {
+		return err
 	}
 	if o.update {
 		up, err := replay.Update(rec, res)
 		if err != nil {
-			return verifyFail("--update: %s", termsafe.Clean(err.Error(), false))
+			return fmt.Errorf("--update: %s", termsafe.Clean(err.Error(), false))
 		}
-		writeUpdated(stderr, rec.Source, up)
+		writeUpdated(cmd.ErrOrStderr(), rec.Source, up)
 		return nil
 	}
 	if v.Regressed() {
-		return &exitError{code: 1}
+		return errRegressed
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -203,138 +204,198 @@ func (o *wrapOptions) completeServers(cmd *cobra.Command, args []string, _ strin
 var executablePath = os.Executable
 
 func runWrap(cmd *cobra.Command, names []string, o wrapOptions, wrap bool) error {
-	verb := "unwrap"
+	j := &wrapJob{cmd: cmd, o: o, wrap: wrap, verb: "unwrap", out: cmd.OutOrStdout()}
 	if wrap {
-		verb = "wrap"
+		j.verb = "wrap"
 	}
-	fail := func(code int, err error) error {
-		return &exitError{code: code, msg: "mcpsnoop " + verb + ": " + err.Error()}
-	}
-	switch {
-	case o.all && len(names) > 0:
-		return fail(2, errors.New("--all takes no server names; give either"))
-	case !o.all && len(names) == 0:
-		return fail(2, errors.New("name a server, or give --all"))
-	case o.label != "" && (o.all || len(names) > 1):
-		return fail(2, errors.New("--label names one server's sessions; wrap that server on its own"))
-	case cmd.Flags().Changed("label") && o.label == "":
-		return fail(2, errors.New("--label must not be empty"))
-	case cmd.Flags().Changed("log-dir") && o.logDir == "":
-		return fail(2, errors.New("--log-dir must name a folder"))
-	}
-	if o.label != "" {
-		if err := capture.ValidateLabel(o.label); err != nil {
-			return fail(2, fmt.Errorf("--label: %v", err))
-		}
+	if err := j.validate(names); err != nil {
+		return j.fail(2, err)
 	}
 	t, err := o.target(cmd)
 	if err != nil {
-		return fail(2, err)
+		return j.fail(2, err)
 	}
-	logDir := o.logDir
-	if logDir != "" {
-		// The client picks the server's working directory, so a relative
-		// folder would land wherever that is.
-		if logDir, err = filepath.Abs(logDir); err != nil {
-			return fail(2, fmt.Errorf("--log-dir: %v", err))
-		}
+	j.t = t
+	if j.logDir, err = absLogDir(o.logDir); err != nil {
+		return j.fail(2, err)
 	}
-
 	// Read the file once up front: a malformed config, or a name it does
 	// not have, stops everything before anything is written.
-	data, err := os.ReadFile(t.path)
+	data, servers, err := j.readServers()
 	if err != nil {
-		err = fmt.Errorf("%s: %w", t.path, atomicfile.PlainError(err))
-		if errors.Is(err, fs.ErrNotExist) && !cmd.Flags().Changed("config") {
-			err = fmt.Errorf("%w (%s)", err, missingConfigHint(t.client))
-		}
-		return fail(1, err)
+		return j.fail(1, err)
 	}
-	servers, _, err := clientconfig.Servers(data, t.keys)
+	todo, err := j.pick(names, servers, data)
 	if err != nil {
-		return fail(1, fmt.Errorf("%s: %w", t.path, err))
+		return j.fail(2, err)
 	}
-	out := cmd.OutOrStdout()
-	var todo []string
-	if o.all {
-		for _, s := range servers {
-			switch {
-			case wrap && s.URL != "":
-				fmt.Fprintf(out, "skipped %q: it is a remote server; %s\n", s.Name, httpHint(s.Name, s.URL, logDir))
-			case wrap && s.Err != nil:
-				fmt.Fprintf(out, "skipped %q: %v\n", s.Name, s.Err)
-			case !wrap && !s.Wrapped:
-			default:
-				todo = append(todo, s.Name)
-			}
-		}
-		if len(todo) == 0 && !wrap {
-			fmt.Fprintf(out, "no server runs mcpsnoop in %s; nothing to do\n", t.path)
-		}
-	} else {
-		for _, name := range names {
-			if err := checkServer(servers, name, t.path, data, t.keys, wrap, logDir); err != nil {
-				return fail(2, err)
-			}
-		}
-		todo = names
-	}
-
-	var binary string
-	var npx []string // the npx command the entries run, when this mcpsnoop is npx's
 	if wrap && len(todo) > 0 {
-		if binary, err = executablePath(); err == nil {
-			// No symbolic-link resolution of our own (some systems
-			// resolve already): a link such as /usr/local/bin/mcpsnoop
-			// outlives the versioned folder a package manager points it at.
-			binary, err = filepath.Abs(binary)
-		}
-		if err != nil {
-			return fail(1, fmt.Errorf("finding the mcpsnoop binary: %v", err))
-		}
-		if strings.Contains(binary, string(filepath.Separator)+"go-build") && !o.dryRun {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpsnoop wrap: warning: %s is a temporary build from go run and will disappear; install mcpsnoop (go install ./cmd/mcpsnoop) and wrap again\n", binary)
-		}
-		if args, ok := npxCommand(binary); ok {
-			npx = args
-			fmt.Fprintf(out, "note: this mcpsnoop runs from npx's cache, which npm may clear, so the entries run %q instead of %s (npm i -g %s and wrap again for an installed path)\n",
-				strings.Join(npx, " "), binary, clientconfig.NPMPackage)
+		if err := j.findCommand(); err != nil {
+			return j.fail(1, err)
 		}
 	}
 	changed := false
 	for _, name := range todo {
-		var res clientconfig.Outcome
-		if wrap {
-			shimArgs, note := wrapShimArgs(name, o.label, logDir)
-			if note != "" {
-				fmt.Fprintln(out, note)
-			}
-			wo := clientconfig.WrapOptions{Keys: t.keys, Binary: binary, ShimArgs: shimArgs}
-			if npx != nil {
-				wo.Binary, wo.ShimArgs = npx[0], append(append([]string(nil), npx[1:]...), shimArgs...)
-			}
-			res, err = clientconfig.WrapFile(t.path, name, wo, o.dryRun)
-		} else {
-			res, err = clientconfig.UnwrapFile(t.path, name, t.keys, o.dryRun)
-		}
+		res, err := j.edit(name)
 		if err != nil {
 			var ie *clientconfig.InputError
 			if errors.As(err, &ie) {
-				return fail(2, err)
+				return j.fail(2, err)
 			}
-			return fail(1, err)
+			return j.fail(1, err)
 		}
 		changed = changed || res.Changed
-		writeWrapOutcome(cmd, verb, name, t.path, res, o.dryRun, o.label != "" || o.logDir != "")
+		writeWrapOutcome(cmd, j.verb, name, t.path, res, o.dryRun, o.label != "" || o.logDir != "")
 	}
 	if changed && !o.dryRun {
 		apply := "restart the client, or the server in it, to apply it"
 		if t.client != nil {
 			apply = t.client.Apply
 		}
-		fmt.Fprintln(out, apply)
+		fmt.Fprintln(j.out, apply)
 	}
 	return nil
+}
+
+// wrapJob is one wrap or unwrap: what it was asked, the config it edits,
+// and the command the wrapped entries run.
+type wrapJob struct {
+	cmd    *cobra.Command
+	o      wrapOptions
+	wrap   bool
+	verb   string
+	out    io.Writer
+	t      wrapTarget
+	logDir string   // absolute, or empty
+	binary string   // the mcpsnoop the entries run (wrap)
+	npx    []string // the npx command they run instead, when this mcpsnoop is npx's
+}
+
+func (j *wrapJob) fail(code int, err error) error {
+	return &exitError{code: code, msg: "mcpsnoop " + j.verb + ": " + err.Error()}
+}
+
+// validate refuses flags and names that do not go together.
+func (j *wrapJob) validate(names []string) error {
+	o, flags := j.o, j.cmd.Flags()
+	switch {
+	case o.all && len(names) > 0:
+		return errors.New("--all takes no server names; give either")
+	case !o.all && len(names) == 0:
+		return errors.New("name a server, or give --all")
+	case o.label != "" && (o.all || len(names) > 1):
+		return errors.New("--label names one server's sessions; wrap that server on its own")
+	case flags.Changed("label") && o.label == "":
+		return errors.New("--label must not be empty")
+	case flags.Changed("log-dir") && o.logDir == "":
+		return errors.New("--log-dir must name a folder")
+	}
+	if o.label != "" {
+		if err := capture.ValidateLabel(o.label); err != nil {
+			return fmt.Errorf("--label: %v", err)
+		}
+	}
+	return nil
+}
+
+// absLogDir makes --log-dir absolute: the client picks the server's
+// working directory, so a relative folder would land wherever that is.
+func absLogDir(dir string) (string, error) {
+	if dir == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("--log-dir: %v", err)
+	}
+	return abs, nil
+}
+
+// readServers reads the config file and the servers it lists.
+func (j *wrapJob) readServers() ([]byte, []clientconfig.Server, error) {
+	data, err := os.ReadFile(j.t.path)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", j.t.path, atomicfile.PlainError(err))
+		if errors.Is(err, fs.ErrNotExist) && !j.cmd.Flags().Changed("config") {
+			err = fmt.Errorf("%w (%s)", err, missingConfigHint(j.t.client))
+		}
+		return nil, nil, err
+	}
+	servers, _, err := clientconfig.Servers(data, j.t.keys)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", j.t.path, err)
+	}
+	return data, servers, nil
+}
+
+// pick lists the servers to edit: the ones named, each checked first, or
+// with --all every one that can be (saying why others are skipped).
+func (j *wrapJob) pick(names []string, servers []clientconfig.Server, data []byte) ([]string, error) {
+	if !j.o.all {
+		for _, name := range names {
+			if err := checkServer(servers, name, j.t.path, data, j.t.keys, j.wrap, j.logDir); err != nil {
+				return nil, err
+			}
+		}
+		return names, nil
+	}
+	var todo []string
+	for _, s := range servers {
+		switch {
+		case j.wrap && s.URL != "":
+			fmt.Fprintf(j.out, "skipped %q: it is a remote server; %s\n", s.Name, httpHint(s.Name, s.URL, j.logDir))
+		case j.wrap && s.Err != nil:
+			fmt.Fprintf(j.out, "skipped %q: %v\n", s.Name, s.Err)
+		case !j.wrap && !s.Wrapped:
+		default:
+			todo = append(todo, s.Name)
+		}
+	}
+	if len(todo) == 0 && !j.wrap {
+		fmt.Fprintf(j.out, "no server runs mcpsnoop in %s; nothing to do\n", j.t.path)
+	}
+	return todo, nil
+}
+
+// findCommand decides what the wrapped entries run: this binary's path,
+// or npx's command when this mcpsnoop runs from npx's cache.
+func (j *wrapJob) findCommand() error {
+	binary, err := executablePath()
+	if err == nil {
+		// No symbolic-link resolution of our own (some systems resolve
+		// already): a link such as /usr/local/bin/mcpsnoop outlives the
+		// versioned folder a package manager points it at.
+		binary, err = filepath.Abs(binary)
+	}
+	if err != nil {
+		return fmt.Errorf("finding the mcpsnoop binary: %v", err)
+	}
+	j.binary = binary
+	if strings.Contains(binary, string(filepath.Separator)+"go-build") && !j.o.dryRun {
+		fmt.Fprintf(j.cmd.ErrOrStderr(), "mcpsnoop wrap: warning: %s is a temporary build from go run and will disappear; install mcpsnoop (go install ./cmd/mcpsnoop) and wrap again\n", binary)
+	}
+	if args, ok := npxCommand(binary); ok {
+		j.npx = args
+		fmt.Fprintf(j.out, "note: this mcpsnoop runs from npx's cache, which npm may clear, so the entries run %q instead of %s (npm i -g %s and wrap again for an installed path)\n",
+			strings.Join(j.npx, " "), binary, clientconfig.NPMPackage)
+	}
+	return nil
+}
+
+// edit wraps or unwraps one server's entry.
+func (j *wrapJob) edit(name string) (clientconfig.Outcome, error) {
+	if !j.wrap {
+		return clientconfig.UnwrapFile(j.t.path, name, j.t.keys, j.o.dryRun)
+	}
+	shimArgs, note := wrapShimArgs(name, j.o.label, j.logDir)
+	if note != "" {
+		fmt.Fprintln(j.out, note)
+	}
+	wo := clientconfig.WrapOptions{Keys: j.t.keys, Binary: j.binary, ShimArgs: shimArgs}
+	if j.npx != nil {
+		wo.Binary, wo.ShimArgs = j.npx[0], append(append([]string(nil), j.npx[1:]...), shimArgs...)
+	}
+	return clientconfig.WrapFile(j.t.path, name, wo, j.o.dryRun)
 }
 
 // checkServer refuses a name wrap cannot act on, before anything is
