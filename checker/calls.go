@@ -44,6 +44,10 @@ type CallRecord struct {
 	CancelledAt  time.Time
 	CancelReason string
 	LateResult   bool
+	// ProtocolVersion is the protocol revision the call's exchange ran
+	// under: the one negotiated, or the one its request declared (a
+	// 2026-07-28 request, an initialize); "" when the log does not show it.
+	ProtocolVersion string
 	// Params, Result and Error are the raw JSON of the first request's
 	// params and of the answer that settled the call (for an open MRTR call,
 	// its last input_required result); set only under Config.KeepBodies.
@@ -107,6 +111,7 @@ func (s *session) report(c *call, final bool) {
 		Direction: c.key.dir, State: callStateName(c.state), IsTool: c.isTool, ToolError: c.toolError,
 		TaskStatus: c.taskStatus, CancelledAt: c.cancelledAt, CancelReason: c.cancelReason,
 		LateResult: c.lateResult, Params: c.params, Result: c.result, Error: c.errRaw,
+		ProtocolVersion: c.rev,
 	}
 	done := c.state == stateCompleted || c.state == stateFailed || (c.state == stateCancelled && c.lateResult)
 	if done {

@@ -78,6 +78,9 @@ type callRec struct {
 	ParentID   string `json:"pa,omitempty"`
 	Flags      byte   `json:"fl,omitempty"`
 	TraceState string `json:"ts,omitempty"`
+	// ProtocolVersion is mcp.protocol.version: the revision the call ran
+	// under.
+	ProtocolVersion string `json:"pv,omitempty"`
 }
 
 // Event keeps nothing: only calls become spans.
@@ -97,6 +100,7 @@ func newCallRec(r *checker.CallRecord) callRec {
 		IsTool: r.IsTool, IsError: r.IsError, ToolError: r.ToolError, LateResult: r.LateResult,
 		Start: unixNano(r.Start), HasDuration: r.HasDuration, RoundTrips: r.RoundTrips,
 		TaskID: r.TaskID, TaskStatus: r.TaskStatus, CancelReason: r.CancelReason,
+		ProtocolVersion: r.ProtocolVersion,
 	}
 	if r.IsTool {
 		c.Tool = r.Name
@@ -412,8 +416,9 @@ func (sb *spanBuilder) span(i int, c *callRec) ([]byte, error) {
 // prompt, its tool or prompt ("tools/call read_file"), and carries
 // mcp.method.name, jsonrpc.request.id, gen_ai.tool.name (with
 // gen_ai.operation.name execute_tool) or gen_ai.prompt.name,
-// mcp.resource.uri, and error.type (the JSON-RPC error code, or tool_error
-// for a result marked isError). The mcpsnoop.* attributes stay.
+// mcp.resource.uri, mcp.protocol.version (the revision the call ran
+// under), and error.type (the JSON-RPC error code, or tool_error for a
+// result marked isError). The mcpsnoop.* attributes stay.
 func fillSpan(sp ptrace.Span, id pcommon.SpanID, fallback pcommon.TraceID, c *callRec) error {
 	sp.SetName(spanName(c))
 	sp.SetKind(ptrace.SpanKindClient)
@@ -445,6 +450,9 @@ func fillSpan(sp ptrace.Span, id pcommon.SpanID, fallback pcommon.TraceID, c *ca
 	a.PutStr("rpc.method", c.Method)
 	a.PutStr("mcp.method.name", c.Method)
 	a.PutStr("jsonrpc.request.id", requestID(c.ID))
+	if c.ProtocolVersion != "" {
+		a.PutStr("mcp.protocol.version", c.ProtocolVersion)
+	}
 	switch c.Method {
 	case "tools/call":
 		if c.Tool != "" {
@@ -500,18 +508,16 @@ func fillSpan(sp ptrace.Span, id pcommon.SpanID, fallback pcommon.TraceID, c *ca
 		a.PutStr("mcpsnoop.call.task_status", c.TaskStatus)
 	}
 
-	switch {
-	case c.IsError:
+	// A failed call's status is Error; every other span's stays Unset, as
+	// the conventions ask of instrumentation (Ok is the application's to
+	// set), whether the call succeeded or never finished on its own.
+	if c.IsError {
 		sp.Status().SetCode(ptrace.StatusCodeError)
 		msg := c.ErrMessage
 		if msg == "" && c.ToolError {
 			msg = "tool result marked isError"
 		}
 		sp.Status().SetMessage(msg)
-	case c.State == "pending" || c.State == "superseded" || c.Status == "call_cancelled" || c.Status == "late_result":
-		// unset: the call never finished on its own
-	default:
-		sp.Status().SetCode(ptrace.StatusCodeOk)
 	}
 	return nil
 }

@@ -124,9 +124,11 @@ func TestStoreExample(t *testing.T) {
 	if otlp.SessionTraceID("store-example").String() != trace {
 		t.Errorf("session trace id %s, want %s", otlp.SessionTraceID("store-example"), trace)
 	}
+	// Only a failed call sets a status (Error); a successful one stays
+	// Unset, as the MCP semantic conventions ask of instrumentation.
 	status := []ptrace.StatusCode{
-		ptrace.StatusCodeOk, ptrace.StatusCodeUnset, ptrace.StatusCodeOk, ptrace.StatusCodeUnset, ptrace.StatusCodeOk,
-		ptrace.StatusCodeOk, ptrace.StatusCodeOk, ptrace.StatusCodeError, ptrace.StatusCodeUnset,
+		ptrace.StatusCodeUnset, ptrace.StatusCodeUnset, ptrace.StatusCodeUnset, ptrace.StatusCodeUnset, ptrace.StatusCodeUnset,
+		ptrace.StatusCodeUnset, ptrace.StatusCodeUnset, ptrace.StatusCodeError, ptrace.StatusCodeUnset,
 	}
 	spanIDs := map[string]bool{}
 	for i, sp := range s.spans {
@@ -138,6 +140,9 @@ func TestStoreExample(t *testing.T) {
 		}
 		if sp.Status().Code() != status[i] {
 			t.Errorf("span %d (%s): status %v, want %v", i, str(sp.Attributes(), "mcpsnoop.call.status"), sp.Status().Code(), status[i])
+		}
+		if v := str(sp.Attributes(), "mcp.protocol.version"); v != "<absent>" {
+			t.Errorf("span %d: mcp.protocol.version %q, but the log shows no revision", i, v)
 		}
 		if spanIDs[sp.SpanID().String()] {
 			t.Errorf("span %d: span id %s repeated", i, sp.SpanID())
@@ -511,9 +516,10 @@ func TestSemanticConventions(t *testing.T) {
 	spans := byID["conv"].spans
 	type want struct{ name, attrs string }
 	wants := []want{
-		{"tools/call read_file", "mcp.method.name=tools/call jsonrpc.request.id=call-1 gen_ai.tool.name=read_file gen_ai.operation.name=execute_tool error.type=tool_error"},
-		{"prompts/get summarize", "mcp.method.name=prompts/get jsonrpc.request.id=2 gen_ai.prompt.name=summarize"},
-		{"resources/read", "mcp.method.name=resources/read jsonrpc.request.id=3 mcp.resource.uri=file:///etc/hosts error.type=-32002 rpc.response.status_code=-32002"},
+		{"initialize", "mcp.method.name=initialize jsonrpc.request.id=0 mcp.protocol.version=2025-11-25"},
+		{"tools/call read_file", "mcp.method.name=tools/call jsonrpc.request.id=call-1 mcp.protocol.version=2025-11-25 gen_ai.tool.name=read_file gen_ai.operation.name=execute_tool error.type=tool_error"},
+		{"prompts/get summarize", "mcp.method.name=prompts/get jsonrpc.request.id=2 mcp.protocol.version=2025-11-25 gen_ai.prompt.name=summarize"},
+		{"resources/read", "mcp.method.name=resources/read jsonrpc.request.id=3 mcp.protocol.version=2025-11-25 mcp.resource.uri=file:///etc/hosts error.type=-32002 rpc.response.status_code=-32002"},
 	}
 	if len(spans) != len(wants) {
 		t.Fatalf("%d spans", len(spans))
@@ -530,7 +536,29 @@ func TestSemanticConventions(t *testing.T) {
 			t.Errorf("span %d\n got %+v\nwant %+v", i, got, w)
 		}
 	}
-	if str(spans[0].Attributes(), "mcpsnoop.call.tool_error") != "true" || spans[0].Status().Message() != "tool result marked isError" {
-		t.Errorf("the mcpsnoop attributes stay: %v", spans[0].Attributes().AsRaw())
+	if str(spans[1].Attributes(), "mcpsnoop.call.tool_error") != "true" || spans[1].Status().Message() != "tool result marked isError" {
+		t.Errorf("the mcpsnoop attributes stay: %v", spans[1].Attributes().AsRaw())
+	}
+}
+
+// TestCancelledListenSpan: a subscriptions/listen stream the client
+// cancelled ends where the cancellation ended it, not where it began: its
+// span has the stream's real duration, and no status (a stream the client
+// closed did not fail).
+func TestCancelledListenSpan(t *testing.T) {
+	_, byID, _ := exportOTLP(t, "testdata/listen-cancelled.jsonl")
+	spans := byID["l1"].spans
+	if len(spans) != 1 || spans[0].Name() != "subscriptions/listen" {
+		t.Fatalf("%d spans", len(spans))
+	}
+	sp := spans[0]
+	if d := sp.EndTimestamp().AsTime().Sub(sp.StartTimestamp().AsTime()); d != 4900*time.Millisecond {
+		t.Errorf("span lasts %v, want 4.9s (from the request to the cancellation)", d)
+	}
+	if sp.Status().Code() != ptrace.StatusCodeUnset {
+		t.Errorf("status %v, want Unset", sp.Status().Code())
+	}
+	if v := str(sp.Attributes(), "mcp.protocol.version"); v != "2026-07-28" {
+		t.Errorf("mcp.protocol.version %q, want the request's 2026-07-28", v)
 	}
 }
