@@ -30,7 +30,9 @@ var DurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 // Bounds on what comes off the wire: a label value is cut to MaxLabelBytes
 // (at a character boundary), and past MaxSeries distinct tool series (a
 // server, server_id and tool) a hub counts the rest under
-// tool=OverSeriesCap, so a peer choosing tool names decides neither the
+// tool=OverSeriesCap (a tool series being its calls, its latency and its
+// two error counters, which exist at 0 from its first call), so a peer
+// choosing tool names decides neither the
 // hub's memory nor the size of a scrape. Transport series (a server and a
 // status) have a cap of their own, the rest counted under
 // server=OverSeriesCap, and so are the servers past MaxSeries distinct
@@ -270,6 +272,11 @@ func (m *Metrics) call(ls *logServers, r checker.CallRecord) {
 		} else {
 			m.tools[key] = true
 		}
+		// Both error series of a tool exist from its first call, at 0, so
+		// an error ratio has data on a healthy day. They are the tool's
+		// series, inside MaxSeries.
+		m.errors.WithLabelValues(key[0], key[1], key[2], ErrorTool)
+		m.errors.WithLabelValues(key[0], key[1], key[2], ErrorProtocol)
 	}
 	m.calls.WithLabelValues(key[:]...).Inc()
 	m.duration.WithLabelValues(key[:]...).Observe(r.Duration.Seconds())

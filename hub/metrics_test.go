@@ -145,7 +145,11 @@ func TestMetricsFamilies(t *testing.T) {
 		{MetricCalls, labels("server", "127.0.0.1:9000", "server_id", gid, "tool", "search"), 1},
 		{MetricErrors, labels("server", "files", "tool", "read", "error_type", "tool"), 1},
 		{MetricErrors, labels("server", "files", "tool", "write", "error_type", "protocol"), 1},
-		{MetricErrors, labels("server", "files", "tool", "read", "error_type", "protocol"), -1},
+		// Every tool called has both error series, at 0 until it fails.
+		{MetricErrors, labels("server", "files", "tool", "read", "error_type", "protocol"), 0},
+		{MetricErrors, labels("server", "files", "tool", "write", "error_type", "tool"), 0},
+		{MetricErrors, labels("server", "127.0.0.1:9000", "server_id", gid, "tool", "search", "error_type", "tool"), 0},
+		{MetricErrors, labels("server", "127.0.0.1:9000", "server_id", gid, "tool", "search", "error_type", "protocol"), 0},
 		{MetricTransport, labels("server", "127.0.0.1:9000", "server_id", gid, "status", "502"), 2},
 		{MetricTransport, labels("server", "127.0.0.1:9000", "server_id", gid, "status", "401"), 1},
 		{MetricTransport, labels("server", "127.0.0.1:9000", "server_id", gid, "status", "202"), -1},
@@ -282,6 +286,9 @@ func TestMetricsBounds(t *testing.T) {
 	}
 	if n := len(fams[MetricCalls].GetMetric()); n != MaxSeries+1 {
 		t.Errorf("%d tool series, want %d and the cap's", n, MaxSeries)
+	}
+	if n := len(fams[MetricErrors].GetMetric()); n != 2*(MaxSeries+1) {
+		t.Errorf("%d error series, want the zero pair of each of %d tools and of the cap", n, MaxSeries)
 	}
 	if total != 5001 || over != 5001-MaxSeries {
 		t.Errorf("total %v (want 5001), over the cap %v (want %d)", total, over, 5001-MaxSeries)
