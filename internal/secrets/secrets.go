@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Keys are the names a secret travels under, as they are usually spelt.
@@ -119,14 +120,15 @@ const (
 	windowAfter  = 16 << 10
 )
 
-// compiled are the Formats' patterns.
-var compiled = func() []*regexp.Regexp {
+// compiled are the Formats' patterns, compiled on first use: every shim
+// start would pay for them at init, and only --redact-secrets uses them.
+var compiled = sync.OnceValue(func() []*regexp.Regexp {
 	out := make([]*regexp.Regexp, len(Formats))
 	for i, f := range Formats {
 		out[i] = regexp.MustCompile(f.Pattern)
 	}
 	return out
-}()
+})
 
 // Match is one credential found in a text: s[Start:End], of Formats[Format].
 type Match struct {
@@ -141,8 +143,9 @@ type Match struct {
 // expression engine whole.
 func Find(s string) []Match {
 	var out []Match
+	res := compiled()
 	for fi, f := range Formats {
-		re := compiled[fi]
+		re := res[fi]
 		scanned := 0 // s[:scanned] was searched already
 		for _, lit := range f.Literals {
 			scanned = 0
