@@ -242,20 +242,23 @@ func TestWineClientGone(t *testing.T) {
 	pidFile := filepath.Join(w.root, "orphan.pids")
 	client := w.command(w.exe("winserver.exe"), "launch", win(shimPidFile),
 		w.exe("mcpsnoop.exe"), "--no-trace", "--", w.exe("winserver.exe"), "serve", "-stay", "-pids", win(pidFile))
-	in, err := client.StdinPipe() // held open here, inherited by the shim
+	// stdin and stderr on pipes of our own, which Wait leaves open (exec's
+	// StdinPipe and StderrPipe would be closed by it): the shim inherits
+	// them, its input never ends, and it still writes to stderr once the
+	// client is gone.
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer in.Close()
-	// stderr on a pipe of our own: the shim still writes to it once the
-	// client is gone (exec's StderrPipe would be closed by Wait).
+	defer inW.Close()
 	errR, errW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer errR.Close()
-	client.Stderr = errW
+	client.Stdin, client.Stderr = inR, errW
 	err = client.Start()
+	inR.Close()
 	errW.Close()
 	if err != nil {
 		t.Fatal(err)
