@@ -233,6 +233,26 @@ func TestWineShimKilledEndsTheTree(t *testing.T) {
 	}
 }
 
+// A server that exits at the end of its input but leaves a child running
+// (in its job) does not leave it behind: the shim ends what is left of the
+// tree once the server has exited, and exits itself.
+func TestWineLeftoversEnd(t *testing.T) {
+	w := setup(t)
+	pidFile := filepath.Join(w.root, "leftover.pids")
+	_, errOut, code := w.run(t, "", nil, w.exe("mcpsnoop.exe"), "--no-trace", "--",
+		w.exe("winserver.exe"), "serve", "-spawn", "-pids", win(pidFile))
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errOut)
+	}
+	pids := readPids(t, pidFile)
+	if len(pids) != 2 {
+		t.Fatalf("pids %v", pids)
+	}
+	if alive := w.gone(t, pids[1]); len(alive) > 0 {
+		t.Errorf("the server's child %v outlived the session", alive)
+	}
+}
+
 // A client that dies while the shim's pipes stay open (something else
 // holds them) is seen through its process handle: the shim says so and
 // ends the server, which would otherwise wait for input for ever.
