@@ -82,8 +82,9 @@ func (e *StartError) Unwrap() error { return e.Err }
 // exit before it is ended the same way. On Unix the server runs under a
 // supervisor in its process group (supervisor_unix.go), which kills the
 // whole group, whatever the server started included, if the shim itself
-// is killed; and what the server started that outlives it is ended when
-// the shim ends.
+// is killed; on Windows it runs in a job object that ends with the shim
+// (proc_windows.go). What the server started that outlives it is ended
+// when the shim ends.
 func (s *Shim) Run() (int, error) {
 	if len(s.Command) == 0 {
 		return 2, errors.New("no server command given")
