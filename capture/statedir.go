@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // Where the state directory comes from, which decides how far it is
@@ -16,33 +17,70 @@ import (
 type stateSource int
 
 const (
-	stateFromEnv  stateSource = iota // $MCPSNOOP_HOME
-	stateFromXDG                     // $XDG_STATE_HOME/mcpsnoop
-	stateFromHome                    // ~/.local/state/mcpsnoop
-	stateFromTemp                    // $TMPDIR/mcpsnoop-<uid>
+	stateFromEnv     stateSource = iota // $MCPSNOOP_HOME
+	stateFromXDG                        // $XDG_STATE_HOME/mcpsnoop
+	stateFromHome                       // ~/.local/state/mcpsnoop; %LOCALAPPDATA%\mcpsnoop on Windows
+	stateFromOldHome                    // Windows: %USERPROFILE%\.local\state\mcpsnoop, made by an older mcpsnoop
+	stateFromTemp                       // $TMPDIR/mcpsnoop-<uid>
 )
 
 // StateDir returns mcpsnoop's state directory: $MCPSNOOP_HOME if set, else
-// $XDG_STATE_HOME/mcpsnoop, else ~/.local/state/mcpsnoop, else (no home
-// directory at all) mcpsnoop-<uid> under the OS temp dir (on Windows the
-// user's SID stands for the uid). It does not create it: MakeStateDir
-// does, and checks it.
+// $XDG_STATE_HOME/mcpsnoop, else the user's usual place for it:
+// ~/.local/state/mcpsnoop, or %LOCALAPPDATA%\mcpsnoop on Windows (where a
+// state directory an older mcpsnoop made at %USERPROFILE%\.local\state\mcpsnoop
+// keeps being used, StateDirWarning saying so), else (no home directory at
+// all) mcpsnoop-<uid> under the OS temp dir (on Windows the user's SID
+// stands for the uid). It does not create it: MakeStateDir does, and
+// checks it.
 func StateDir() string {
 	d, _ := stateDir()
 	return d
 }
 
 func stateDir() (string, stateSource) {
-	if d := os.Getenv("MCPSNOOP_HOME"); d != "" {
-		return d, stateFromEnv
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = ""
 	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "mcpsnoop"), stateFromXDG
-	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		return filepath.Join(home, ".local", "state", "mcpsnoop"), stateFromHome
+	if d, src := chooseStateDir(runtime.GOOS, os.Getenv, home, isDir); d != "" {
+		return d, src
 	}
 	return filepath.Join(os.TempDir(), "mcpsnoop-"+userTag()), stateFromTemp
+}
+
+// chooseStateDir is the state directory on goos given the environment
+// (getenv), the home folder ("" when there is none) and which folders
+// exist; "" when none but the temporary one will do.
+func chooseStateDir(goos string, getenv func(string) string, home string, isDir func(string) bool) (string, stateSource) {
+	if d := getenv("MCPSNOOP_HOME"); d != "" {
+		return d, stateFromEnv
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "mcpsnoop"), stateFromXDG
+	}
+	if goos != "windows" {
+		if home == "" {
+			return "", stateFromTemp
+		}
+		return filepath.Join(home, ".local", "state", "mcpsnoop"), stateFromHome
+	}
+	if home != "" {
+		if old := filepath.Join(home, ".local", "state", "mcpsnoop"); isDir(old) {
+			return old, stateFromOldHome
+		}
+	}
+	if d := getenv("LOCALAPPDATA"); d != "" {
+		return filepath.Join(d, "mcpsnoop"), stateFromHome
+	}
+	if home != "" {
+		return filepath.Join(home, "AppData", "Local", "mcpsnoop"), stateFromHome
+	}
+	return "", stateFromTemp
+}
+
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
 }
 
 // LogDirEnv names the folder captures write their logs to when no flag
@@ -116,10 +154,21 @@ func checkPrivateDir(dir string) error {
 // users may write in it, that they could plant files in it; "" otherwise.
 // The temporary state directory is never warned about: MakeStateDir
 // refuses it instead.
+//
+// On Windows it says instead, when the state directory is still at the
+// place older versions made it (%USERPROFILE%\.local\state\mcpsnoop), that
+// it is used there and how to move it to the usual place.
 func StateDirWarning() string {
 	root, src := stateDir()
-	if src == stateFromTemp {
+	switch src {
+	case stateFromTemp:
 		return ""
+	case stateFromOldHome:
+		usual := "%LOCALAPPDATA%\\mcpsnoop"
+		if d := os.Getenv("LOCALAPPDATA"); d != "" {
+			usual = filepath.Join(d, "mcpsnoop")
+		}
+		return fmt.Sprintf("the state directory is still at its old place, %s, and is used there; to have it where Windows keeps programs' data, move it to %s (or set MCPSNOOP_HOME to the folder you want)", root, usual)
 	}
 	info, err := os.Stat(root)
 	if err != nil || !info.IsDir() || !writableByOthers(info) {

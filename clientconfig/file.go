@@ -223,7 +223,7 @@ func (c *config) write(out []byte) error {
 	if linkCount(c.f) > 1 {
 		return c.writeInPlace(out)
 	}
-	return atomicfile.Write(c.path, out, c.info.Mode().Perm())
+	return c.replace(out)
 }
 
 // writeInPlace overwrites the file itself, since a rename would give this

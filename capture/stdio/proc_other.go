@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package stdio
 
@@ -9,16 +9,15 @@ import (
 	"os/exec"
 )
 
-// startServer starts the server as the shim's own child. Windows has no
-// process groups to end and no supervisor here: a job object that ends
-// the server's tree with the shim is another change's.
-func startServer(argv []string, stdin, stdout, stderr *os.File, exited chan struct{}) (*exec.Cmd, func(), error) {
+// startServer starts the server as the shim's own child: these platforms
+// have no process groups or job objects to end its tree with.
+func startServer(argv []string, stdin, stdout, stderr *os.File, exited chan struct{}) (*exec.Cmd, *serverTree, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	if err := startLocked(cmd, exited); err != nil {
 		return nil, nil, err
 	}
-	return cmd, func() {}, nil
+	return cmd, &serverTree{p: cmd.Process}, nil
 }
 
 // startCode is the status a start error gets: 127 when the server is not
@@ -30,21 +29,27 @@ func startCode(err error) int {
 	return 126
 }
 
-// groupAlive cannot tell without process groups: the server alone is
-// waited for.
-func groupAlive(p *os.Process) bool { return false }
+// serverTree is the server alone.
+type serverTree struct{ p *os.Process }
 
-// signalServer passes sig on where the platform can; elsewhere (Windows
-// cannot deliver SIGTERM) the server is killed.
-func signalServer(p *os.Process, sig os.Signal) error {
-	if err := p.Signal(sig); err != nil {
-		return p.Kill()
+// alive cannot tell without process groups: the server alone is waited for.
+func (t *serverTree) alive() bool { return false }
+
+// signal passes sig on where the platform can, else kills the server.
+func (t *serverTree) signal(sig os.Signal) error {
+	if err := t.p.Signal(sig); err != nil {
+		return t.p.Kill()
 	}
 	return nil
 }
 
-func killServer(p *os.Process) error { return p.Kill() }
+func (t *serverTree) kill() error  { return t.p.Kill() }
+func (t *serverTree) release()     {}
+func (t *serverTree) note() string { return "" }
 
-// parentGone cannot tell on Windows, which keeps a process's parent id
-// after the parent has exited.
-func parentGone(ppid int) bool { return false }
+// parentProcess cannot be watched here.
+type parentProcess struct{ pid int }
+
+func openParent(ppid int) *parentProcess { return &parentProcess{pid: ppid} }
+func (p *parentProcess) gone() bool      { return false }
+func (p *parentProcess) close()          {}

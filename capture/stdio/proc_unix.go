@@ -12,33 +12,54 @@ import (
 // forwards: a Ctrl-C in a terminal reaches the shim's group, and the shim
 // passes it on once, not twice.
 
-// groupAlive reports whether any process of the server's group (p is its
-// leader) is left.
-func groupAlive(p *os.Process) bool {
-	return syscall.Kill(-p.Pid, 0) == nil
+// serverTree is the started server and what it started: the process group
+// whose leader is p (the supervisor, or the server itself). done releases
+// what the start holds (the supervisor's lifeline).
+type serverTree struct {
+	p    *os.Process
+	done func()
 }
 
-// signalServer sends sig to the server's process group (the server and
-// whatever it started), or to the server alone if the group is gone.
-func signalServer(p *os.Process, sig os.Signal) error {
+// alive reports whether any process of the server's group is left.
+func (t *serverTree) alive() bool {
+	return syscall.Kill(-t.p.Pid, 0) == nil
+}
+
+// signal sends sig to the server's process group (the server and whatever
+// it started), or to the server alone if the group is gone.
+func (t *serverTree) signal(sig os.Signal) error {
 	s, ok := sig.(syscall.Signal)
 	if !ok {
-		return p.Signal(sig)
+		return t.p.Signal(sig)
 	}
-	if err := syscall.Kill(-p.Pid, s); err == nil {
+	if err := syscall.Kill(-t.p.Pid, s); err == nil {
 		return nil
 	}
-	return p.Signal(sig)
+	return t.p.Signal(sig)
 }
 
-// killServer ends the server's process group at once.
-func killServer(p *os.Process) error {
-	return signalServer(p, syscall.SIGKILL)
+// kill ends the server's process group at once.
+func (t *serverTree) kill() error {
+	return t.signal(syscall.SIGKILL)
 }
 
-// parentGone reports whether the process that started the shim (pid ppid)
-// has exited: the shim has been handed to another parent. A shim started
-// by pid 1 cannot tell.
-func parentGone(ppid int) bool {
-	return ppid > 1 && os.Getppid() != ppid
+// release lets go of the group once the server has exited: the supervisor
+// then ends what is left of it.
+func (t *serverTree) release() { t.done() }
+
+// note is a warning about the start to say on stderr: none on Unix.
+func (t *serverTree) note() string { return "" }
+
+// parentProcess is the process that started the shim, to watch.
+type parentProcess struct{ pid int }
+
+// openParent notes the shim's parent, pid ppid.
+func openParent(ppid int) *parentProcess { return &parentProcess{pid: ppid} }
+
+// gone reports whether the parent has exited: the shim has been handed to
+// another parent. A shim started by pid 1 cannot tell.
+func (p *parentProcess) gone() bool {
+	return p.pid > 1 && os.Getppid() != p.pid
 }
+
+func (p *parentProcess) close() {}

@@ -13,6 +13,11 @@ func processStart(pid int) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	defer windows.CloseHandle(h)
+	return handleStart(h)
+}
+
+// handleStart is the creation time of the process h is a handle to.
+func handleStart(h windows.Handle) (time.Time, bool) {
 	var created, exited, kernel, user windows.Filetime
 	if err := windows.GetProcessTimes(h, &created, &exited, &kernel, &user); err != nil {
 		return time.Time{}, false

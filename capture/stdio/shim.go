@@ -82,15 +82,17 @@ func (e *StartError) Unwrap() error { return e.Err }
 // exit before it is ended the same way. On Unix the server runs under a
 // supervisor in its process group (supervisor_unix.go), which kills the
 // whole group, whatever the server started included, if the shim itself
-// is killed; and what the server started that outlives it is ended when
-// the shim ends.
+// is killed; on Windows it runs in a job object that ends with the shim
+// (proc_windows.go). What the server started that outlives it is ended
+// when the shim ends.
 func (s *Shim) Run() (int, error) {
 	if len(s.Command) == 0 {
 		return 2, errors.New("no server command given")
 	}
 	// Who started the shim, read before anything else: a client that dies
 	// while the server starts must still be seen to be gone.
-	ppid := os.Getppid()
+	parent := openParent(os.Getppid())
+	defer parent.close()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return 1, err
@@ -107,13 +109,13 @@ func (s *Shim) Run() (int, error) {
 		return 1, err
 	}
 	exited := make(chan struct{})
-	cmd, started, err := startServer(s.Command, inR, outW, errW, exited)
+	cmd, tree, err := startServer(s.Command, inR, outW, errW, exited)
 	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		code := startCode(err)
 		return code, &StartError{Code: code, Err: fmt.Errorf("cannot start %q: %w", s.Command[0], err)}
 	}
-	defer started()
+	defer tree.release()
 	closeAll(inR, outW, errW)
 
 	var log *capture.LogWriter
@@ -156,20 +158,23 @@ func (s *Shim) Run() (int, error) {
 		}, nil)
 	}()
 	go func() { defer pumps.Done(); pump(errR, s.Stderr, split(capture.Stderr), nil, nil) }()
-	stopWatch := watchParent(ppid, clientGone)
+	stopWatch := watchParent(parent, clientGone)
 	say := s.Notices
 	if say == nil {
 		say = capture.NewNotices(s.Stderr)
 		defer say.Close(capture.NoticeFlush)
 	}
-	s.supervise(cmd.Process, exited, inputEnded, gone, log, inW, say)
+	if note := tree.note(); note != "" {
+		say.Say(note + "\n")
+	}
+	s.supervise(tree, exited, inputEnded, gone, log, inW, say)
 	stopWatch()
 	// What the server started may still run, in its group: it is ended
 	// too, gently first (it may hold the output being drained), then at
 	// once once the drain gives up on it.
-	leftovers := groupAlive(cmd.Process)
+	leftovers := tree.alive()
 	if leftovers {
-		_ = signalServer(cmd.Process, syscall.SIGTERM)
+		_ = tree.signal(syscall.SIGTERM)
 	}
 
 	drained := make(chan struct{})
@@ -179,7 +184,7 @@ func (s *Shim) Run() (int, error) {
 	case <-time.After(drainGrace):
 		// Something the server started still holds its output open.
 		if leftovers {
-			_ = killServer(cmd.Process)
+			_ = tree.kill()
 		}
 		now := time.Now()
 		_ = outR.SetReadDeadline(now)
@@ -231,8 +236,8 @@ func startLocked(cmd *exec.Cmd, exited chan<- struct{}) error {
 const parentPoll = 500 * time.Millisecond
 
 // watchParent reports to gone when the process that started the shim
-// (ppid) has exited, checking every parentPoll, until stop is called.
-func watchParent(ppid int, gone func(string)) (stop func()) {
+// has exited, checking every parentPoll, until stop is called.
+func watchParent(parent *parentProcess, gone func(string)) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		t := time.NewTicker(parentPoll)
@@ -242,8 +247,8 @@ func watchParent(ppid int, gone func(string)) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				if parentGone(ppid) {
-					gone(fmt.Sprintf("its process (pid %d) has exited", ppid))
+				if parent.gone() {
+					gone(fmt.Sprintf("its process (pid %d) has exited", parent.pid))
 					return
 				}
 			}
@@ -262,7 +267,7 @@ func watchParent(ppid int, gone func(string)) (stop func()) {
 // after it), the server has the kill grace to exit; then it is ended as on
 // a forwarded SIGTERM. This is the shutdown MCP's stdio transport asks of
 // a client: close the server's input, wait, SIGTERM, SIGKILL.
-func (s *Shim) supervise(p *os.Process, exited, inputEnded <-chan struct{}, gone <-chan string, log *capture.LogWriter, serverIn *os.File, say *capture.Notices) {
+func (s *Shim) supervise(tree *serverTree, exited, inputEnded <-chan struct{}, gone <-chan string, log *capture.LogWriter, serverIn *os.File, say *capture.Notices) {
 	grace := s.KillGrace
 	if grace <= 0 {
 		grace = DefaultKillGrace
@@ -283,7 +288,7 @@ func (s *Shim) supervise(p *os.Process, exited, inputEnded <-chan struct{}, gone
 		}
 	}()
 	term := func(sig os.Signal) {
-		_ = signalServer(p, sig)
+		_ = tree.signal(sig)
 		if timer == nil {
 			first = sig
 			timer = time.NewTimer(grace)
@@ -324,7 +329,7 @@ func (s *Shim) supervise(p *os.Process, exited, inputEnded <-chan struct{}, gone
 			say.Say(msg + "\n")
 		case <-expired:
 			expired = nil
-			_ = killServer(p)
+			_ = tree.kill()
 			say.Say(fmt.Sprintf("mcpsnoop: the server did not exit within %s of %s; killing it\n", grace, SignalName(first)))
 		}
 	}

@@ -107,8 +107,8 @@ func startErrorCode(err error) int {
 // startServer starts argv with the given stdio: under a supervisor where
 // this program can be started again, else directly. exited is closed once
 // the process cmd waits for (the supervisor, or the server) has exited;
-// done releases what the start holds and must be called after that.
-func startServer(argv []string, stdin, stdout, stderr *os.File, exited chan struct{}) (cmd *exec.Cmd, done func(), err error) {
+// the tree's release must be called after that.
+func startServer(argv []string, stdin, stdout, stderr *os.File, exited chan struct{}) (cmd *exec.Cmd, tree *serverTree, err error) {
 	self := selfExecutable()
 	if self == "" {
 		return startDirect(argv, stdin, stdout, stderr, exited)
@@ -138,13 +138,13 @@ func startServer(argv []string, stdin, stdout, stderr *os.File, exited chan stru
 	}
 	report, _ := bufio.NewReader(statR).ReadString('\n')
 	statR.Close()
-	done = func() {
+	done := func() {
 		lifeW.Close()
 		runtime.KeepAlive(lifeW)
 	}
 	switch {
 	case report == "ok\n":
-		return cmd, done, nil
+		return cmd, &serverTree{p: cmd.Process, done: done}, nil
 	case strings.HasPrefix(report, "err "):
 		<-exited
 		done()
@@ -179,7 +179,7 @@ func startCode(err error) int {
 
 // startDirect starts the server as the shim's own child, in a group of its
 // own, with a parent-death signal where the kernel has one.
-func startDirect(argv []string, stdin, stdout, stderr *os.File, exited chan struct{}) (*exec.Cmd, func(), error) {
+func startDirect(argv []string, stdin, stdout, stderr *os.File, exited chan struct{}) (*exec.Cmd, *serverTree, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -187,7 +187,7 @@ func startDirect(argv []string, stdin, stdout, stderr *os.File, exited chan stru
 	if err := startLocked(cmd, exited); err != nil {
 		return nil, nil, err
 	}
-	return cmd, func() {}, nil
+	return cmd, &serverTree{p: cmd.Process, done: func() {}}, nil
 }
 
 // selfExecutable is this program's file, to start again as the

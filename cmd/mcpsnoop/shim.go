@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -257,7 +256,7 @@ func openShimLog(st shimSettings, args []string, stderr io.Writer, warn *capture
 		}
 		return capture.NewLogWriter(spanOnlyLog(st.sink), capture.LogOptions{SessionID: sid, Label: st.label, Path: "(no log)", Redactor: st.redactor})
 	}
-	fmt.Fprintf(stderr, "mcpsnoop: logging %q to %s (session %s)\n", strings.Join(st.redactor.Command(args), " "), path, sid)
+	fmt.Fprintf(stderr, "mcpsnoop: logging %s to %s (session %s)\n", stdio.CommandLine(st.redactor.Command(args)), path, sid)
 	return capture.NewLogWriter(tapLog(st.sink, f), capture.LogOptions{
 		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: warn, MaxSize: st.maxLogSize,
 	})
