@@ -1,0 +1,64 @@
+package mock
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/serve/mock/internal/script"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The Go SDK's client, playing the session that was recorded, against a
+// stdio mock of the recording: every answer it reads carries the recorded
+// result byte for byte (the server's sampling, elicitation and roots
+// requests reach it and are answered on the way, the progress
+// notifications with its own token), nothing goes unmatched, and the
+// mock's own log of the session checks clean.
+func TestGoClientOverStdio(t *testing.T) {
+	rec := load(t, everything)
+	e := New(rec, Options{})
+	mem, log := newMemLog("everything")
+	r := startStdio(t, e, log)
+	var progress []float64
+	opts := script.Options()
+	opts.ProgressNotificationHandler = func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		if req.Params.ProgressToken == "tok-1" {
+			progress = append(progress, req.Params.Progress)
+		}
+	}
+	raw := &script.Raw{Transport: &mcp.IOTransport{Reader: r.clientIn, Writer: r.clientOut}}
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "mock-test", Version: "1"}, opts).Connect(context.Background(), raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := script.Run(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := r.wait(t); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	log.Close()
+	sameAsRecorded(t, rec, raw)
+	if u := e.Unmatched(); len(u) > 0 {
+		t.Errorf("unmatched: %q", u)
+	}
+	if len(progress) != 3 {
+		t.Errorf("progress notifications %v, want the 3 recorded", progress)
+	}
+	text := mem.String()
+	for _, want := range []string{`"method":"sampling/createMessage"`, `"method":"elicitation/create"`, `"method":"roots/list"`, `"model":"mcpsnoop-test"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the mock's log lacks %s", want)
+		}
+	}
+	rep := checkLog(t, text)
+	if rep.Verdict != checker.Passed {
+		for _, f := range rep.Findings {
+			t.Logf("finding: %s %s", f.Signal, f.Message)
+		}
+		t.Errorf("check of the mock's log: %s", rep.Verdict)
+	}
+}
