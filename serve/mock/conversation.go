@@ -79,6 +79,7 @@ type Conversation struct {
 	pending map[string]chan struct{}
 	live    map[string]*liveRequest
 	nextID  int64
+	turn    chan struct{} // released once the latest request's answer is out (or it waits on the client)
 	done    chan struct{}
 	closing sync.Once
 	running sync.WaitGroup
@@ -89,7 +90,15 @@ type liveRequest struct {
 	id        []byte
 	token     gjson.Result // params._meta.progressToken, when it has one
 	cancelled bool
+	// Requests are answered in the order they came: each waits for the
+	// one before it to have sent its answer, or to wait for the client's
+	// answer to a server request (which may need this one answered first).
+	prev     chan struct{}
+	mine     chan struct{}
+	released sync.Once
 }
+
+func (lr *liveRequest) release() { lr.released.Do(func() { close(lr.mine) }) }
 
 // NewConversation starts a conversation whose messages to the client go
 // through write (one message, compact JSON, no newline; calls never
@@ -138,20 +147,27 @@ func (c *Conversation) request(id []byte, method string, params gjson.Result) {
 		raw = json.RawMessage(params.Raw)
 	}
 	x, miss := c.m.match(method, raw)
-	if miss != nil {
-		c.unmatched(id, method, params, miss)
-		return
-	}
-	lr := &liveRequest{id: bytes.Clone(id), token: params.Get("_meta.progressToken")}
+	lr := &liveRequest{id: bytes.Clone(id), token: params.Get("_meta.progressToken"), mine: make(chan struct{})}
 	c.mu.Lock()
-	c.live[string(id)] = lr
+	lr.prev, c.turn = c.turn, lr.mine
+	if miss == nil {
+		c.live[string(id)] = lr
+	}
 	c.mu.Unlock()
-	c.e.mu.Lock()
-	c.e.answered++
-	c.e.mu.Unlock()
 	c.running.Add(1)
 	go func() {
 		defer c.running.Done()
+		defer lr.release()
+		if lr.prev != nil {
+			<-lr.prev
+		}
+		if miss != nil {
+			c.unmatched(id, method, params, miss)
+			return
+		}
+		c.e.mu.Lock()
+		c.e.answered++
+		c.e.mu.Unlock()
 		c.answer(x, lr)
 		c.mu.Lock()
 		if c.live[string(id)] == lr {
@@ -194,6 +210,7 @@ func (c *Conversation) answer(x *Exchange, lr *liveRequest) {
 	} else {
 		c.send(errorResponse(lr.id, -32603, "mcpsnoop mock: cannot re-address the recorded answer of "+x.Describe()+": "+err.Error()))
 	}
+	lr.release()
 	for _, out := range x.After {
 		c.emit(out, lr, x)
 	}
@@ -237,6 +254,7 @@ func (c *Conversation) emit(out Outgoing, lr *liveRequest, x *Exchange) {
 	if err := c.send(msg); err != nil {
 		return
 	}
+	lr.release()
 	t := time.NewTimer(c.e.o.AnswerTimeout)
 	defer t.Stop()
 	select {

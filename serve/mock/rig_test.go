@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -226,3 +227,5 @@ func recordedFor(t *testing.T, rec *Recording, method string, params json.RawMes
 }
 
 func fixture(name string) string { return filepath.Join("..", "..", "fixtures", name) }
+
+func writeFile(path, content string) error { return os.WriteFile(path, []byte(content), 0o644) }
