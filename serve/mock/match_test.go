@@ -18,7 +18,7 @@ func TestUnmatchedInEachMode(t *testing.T) {
 		message string // in the error's message
 	}{
 		{MethodParams, `{"jsonrpc":"2.0","id":2,"method":"tools/frob","params":{}}`, codeMethodNotFound, "the recording holds no tools/frob request; the closest recorded request is tools/list at line"},
-		{MethodParams, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"other"}}}`, codeInvalidParams, `no recorded tools/call request has these params; the closest recorded request is tools/call "echo" at line 14`},
+		{MethodParams, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"other"}}}`, codeInvalidParams, `no recorded tools/call request has these params; the closest recorded request is tools/call "echo" at line 13`},
 		{Exact, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello from mcpsnoop"},"_meta":{"progressToken":9}}}`, codeInvalidParams, `exactly these params (_meta included); the closest recorded request is tools/call "echo"`},
 		{Exact, `{"jsonrpc":"2.0","id":2,"method":"prompts/lisst"}`, codeMethodNotFound, "the recording holds no prompts/lisst request; the closest recorded request is prompts/list"},
 		{Sequential, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello from mcpsnoop"}}}`, codeInvalidParams, "tools/call is not the next request in the recording (that is tools/list at line 8)"},
@@ -57,10 +57,10 @@ func TestMatchingModes(t *testing.T) {
 		params string
 		want   string // the recorded exchange's Describe, "" for a miss
 	}{
-		{MethodParams, "tools/call", echoOtherOrder, `tools/call "echo" at line 14`},
+		{MethodParams, "tools/call", echoOtherOrder, `tools/call "echo" at line 13`},
 		{MethodParams, "tools/list", `{}`, "tools/list at line 8"},
 		{MethodParams, "tools/list", ``, "tools/list at line 8"},
-		{Exact, "tools/call", echo, `tools/call "echo" at line 14`},
+		{Exact, "tools/call", echo, `tools/call "echo" at line 13`},
 		{Exact, "tools/call", echoOtherOrder, ""},
 		{Sequential, "tools/list", `{"cursor":"anything"}`, "tools/list at line 8"},
 		{Sequential, "tools/call", echo, ""},

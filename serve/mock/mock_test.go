@@ -12,7 +12,7 @@ import (
 
 // The Go SDK's client, playing the session that was recorded, against a
 // stdio mock of the recording: every answer it reads carries the recorded
-// result byte for byte (the server's sampling, elicitation and roots
+// result byte for byte (the server's sampling and elicitation
 // requests reach it and are answered on the way, the progress
 // notifications with its own token), nothing goes unmatched, and the
 // mock's own log of the session checks clean.
@@ -41,7 +41,7 @@ func TestGoClientOverStdio(t *testing.T) {
 		t.Fatalf("serve: %v", err)
 	}
 	log.Close()
-	sameAsRecorded(t, rec, raw)
+	sameAsRecorded(t, rec, raw, false)
 	if u := e.Unmatched(); len(u) > 0 {
 		t.Errorf("unmatched: %q", u)
 	}
@@ -49,7 +49,7 @@ func TestGoClientOverStdio(t *testing.T) {
 		t.Errorf("progress notifications %v, want the 3 recorded", progress)
 	}
 	text := mem.String()
-	for _, want := range []string{`"method":"sampling/createMessage"`, `"method":"elicitation/create"`, `"method":"roots/list"`, `"model":"mcpsnoop-test"`} {
+	for _, want := range []string{`"method":"sampling/createMessage"`, `"method":"elicitation/create"`, `"model":"mcpsnoop-test"`, `"action":"decline"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the mock's log lacks %s", want)
 		}

@@ -185,11 +185,17 @@ func goClient(t *testing.T, tr mcp.Transport) (*mcp.ClientSession, *script.Raw) 
 }
 
 // sameAsRecorded asserts that every answer the client read carries the
-// result (or error) of its recorded request, byte for byte.
-func sameAsRecorded(t *testing.T, rec *Recording, raw *script.Raw) {
+// result (or error) of its recorded request, byte for byte. Over HTTP
+// (overHTTP) the SDK's server/discover probe, which declares no 2026-07-28
+// in its _meta, is refused by the transport before a session exists, and
+// gets no JSON-RPC answer.
+func sameAsRecorded(t *testing.T, rec *Recording, raw *script.Raw, overHTTP bool) {
 	t.Helper()
 	n := 0
 	for _, x := range raw.Exchanges() {
+		if overHTTP && x.Method == "server/discover" && x.Response == nil {
+			continue
+		}
 		if x.Response == nil {
 			t.Errorf("%s: no answer", x.Method)
 			continue
@@ -207,7 +213,7 @@ func sameAsRecorded(t *testing.T, rec *Recording, raw *script.Raw) {
 		}
 		n++
 	}
-	if n < 12 {
+	if n < 11 {
 		t.Errorf("only %d answers compared", n)
 	}
 }

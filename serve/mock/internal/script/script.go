@@ -16,9 +16,12 @@ import (
 )
 
 // Options are the client's: it can be sampled and elicited (declining), so
-// that server-everything offers its tools that ask the client.
+// that server-everything offers its tools that ask the client. It offers
+// no roots: server-everything asks for them at a time of its own, which
+// would put its roots/list wherever it happened to fall in the recording.
 func Options() *mcp.ClientOptions {
 	return &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{},
 		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Model: "mcpsnoop-test", Role: "assistant", Content: &mcp.TextContent{Text: "hi from the client"}}, nil
 		},
