@@ -14,7 +14,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/serve"
-	"github.com/mcpsnoop/mcpsnoop/serve/mock/internal/script"
+	"github.com/mcpsnoop/mcpsnoop/serve/mock/mocktest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -72,14 +72,14 @@ func TestGoClientsOverHTTP(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			raw := &script.Raw{Transport: &mcp.StreamableClientTransport{Endpoint: r.url, MaxRetries: -1}}
-			s, err := mcp.NewClient(&mcp.Implementation{Name: "mock-test", Version: "1"}, script.Options()).Connect(context.Background(), raw, nil)
+			raw := &mocktest.Raw{Transport: &mcp.StreamableClientTransport{Endpoint: r.url, MaxRetries: -1}}
+			s, err := mcp.NewClient(&mcp.Implementation{Name: "mock-test", Version: "1"}, mocktest.Options()).Connect(context.Background(), raw, nil)
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			sessions[i] = s.ID()
-			if err := script.Run(context.Background(), s); err != nil {
+			if err := mocktest.Run(context.Background(), s); err != nil {
 				t.Error(err)
 			}
 			s.Close()

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
-	"github.com/mcpsnoop/mcpsnoop/serve/mock/internal/script"
+	"github.com/mcpsnoop/mcpsnoop/serve/mock/mocktest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,18 +22,18 @@ func TestGoClientOverStdio(t *testing.T) {
 	mem, log := newMemLog("everything")
 	r := startStdio(t, e, log)
 	var progress []float64
-	opts := script.Options()
+	opts := mocktest.Options()
 	opts.ProgressNotificationHandler = func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 		if req.Params.ProgressToken == "tok-1" {
 			progress = append(progress, req.Params.Progress)
 		}
 	}
-	raw := &script.Raw{Transport: &mcp.IOTransport{Reader: r.clientIn, Writer: r.clientOut}}
+	raw := &mocktest.Raw{Transport: &mcp.IOTransport{Reader: r.clientIn, Writer: r.clientOut}}
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "mock-test", Version: "1"}, opts).Connect(context.Background(), raw, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := script.Run(context.Background(), s); err != nil {
+	if err := mocktest.Run(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -15,14 +15,14 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
-	"github.com/mcpsnoop/mcpsnoop/serve/mock/internal/script"
+	"github.com/mcpsnoop/mcpsnoop/serve/mock/mocktest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 )
 
 // everything is the real capture the tests mock: server-everything
 // 2026.8.31 through the stdio shim, under the Go SDK's client playing
-// package script (see testdata/record).
+// package mocktest (see testdata/record).
 const everything = "testdata/everything.jsonl"
 
 func load(t *testing.T, path string) *Recording {
@@ -173,10 +173,10 @@ func errorCode(t *testing.T, m map[string]json.RawMessage) (int, string) {
 
 // goClient connects the Go SDK's client, with script's options, through
 // a transport that keeps what it read.
-func goClient(t *testing.T, tr mcp.Transport) (*mcp.ClientSession, *script.Raw) {
+func goClient(t *testing.T, tr mcp.Transport) (*mcp.ClientSession, *mocktest.Raw) {
 	t.Helper()
-	raw := &script.Raw{Transport: tr}
-	c := mcp.NewClient(&mcp.Implementation{Name: "mock-test", Version: "1"}, script.Options())
+	raw := &mocktest.Raw{Transport: tr}
+	c := mcp.NewClient(&mcp.Implementation{Name: "mock-test", Version: "1"}, mocktest.Options())
 	s, err := c.Connect(context.Background(), raw, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +189,7 @@ func goClient(t *testing.T, tr mcp.Transport) (*mcp.ClientSession, *script.Raw) 
 // (overHTTP) the SDK's server/discover probe, which declares no 2026-07-28
 // in its _meta, is refused by the transport before a session exists, and
 // gets no JSON-RPC answer.
-func sameAsRecorded(t *testing.T, rec *Recording, raw *script.Raw, overHTTP bool) {
+func sameAsRecorded(t *testing.T, rec *Recording, raw *mocktest.Raw, overHTTP bool) {
 	t.Helper()
 	n := 0
 	for _, x := range raw.Exchanges() {

@@ -1,6 +1,6 @@
 // Command record made serve/mock/testdata/everything.jsonl: it runs the
 // command after -- (the stdio shim in front of server-everything) and plays
-// the session of package script against it with the Go SDK's client:
+// the session of package mocktest against it with the Go SDK's client:
 //
 //	go build -o /tmp/mcpsnoop ./cmd/mcpsnoop
 //	npm install --prefix /tmp/se @modelcontextprotocol/server-everything@2026.8.31
@@ -15,7 +15,7 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/mcpsnoop/mcpsnoop/serve/mock/internal/script"
+	"github.com/mcpsnoop/mcpsnoop/serve/mock/mocktest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -30,7 +30,7 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c := mcp.NewClient(&mcp.Implementation{Name: "mcpsnoop-record", Version: "1"}, script.Options())
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcpsnoop-record", Version: "1"}, mocktest.Options())
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stderr = os.Stderr
 	s, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -38,7 +38,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "connect:", err)
 		os.Exit(1)
 	}
-	err = script.Run(ctx, s)
+	err = mocktest.Run(ctx, s)
 	s.Close()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

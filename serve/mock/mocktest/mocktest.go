@@ -1,9 +1,9 @@
-// Package script is the client session that made the recording
+// Package mocktest is the client session that made the recording
 // serve/mock/testdata/everything.jsonl (server-everything 2026.8.31, through
 // the stdio shim) and that the mock's tests play again against `mcpsnoop
 // mock` of it: the same requests with the same params, so that each one
 // matches its recorded one. Raw keeps what a Go SDK client really read.
-package script
+package mocktest
 
 import (
 	"context"
