@@ -211,3 +211,42 @@ func (w *waitFor) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// Requests that declare 2026-07-28 over HTTP: no session, each request
+// answered on its own (the shared conversation), the MRTR chain of the
+// recording played with the client's own ids.
+func TestModernOverHTTP(t *testing.T) {
+	e := New(load(t, fixture("revisions/weather-2026-07-28.jsonl")), Options{})
+	r := startHTTP(t, e)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"http","version":"1"}}`
+	for _, s := range []struct{ method, name, body, want string }{
+		{"server/discover", "", `{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{` + meta + `}}`, `"supportedVersions":["2026-07-28"]`},
+		{"tools/call", "forecast", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"forecast","arguments":{"q":"Oslo"},` + meta + `}}`, `"id":10,"result":{"resultType":"input_required"`},
+		{"tools/call", "forecast", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"forecast","arguments":{"q":"Oslo"},"requestState":"st-9","inputResponses":{"units":{"action":"accept","content":{"units":"C"}}},` + meta + `}}`, `"id":11,"result":{"resultType":"complete","content":[{"type":"text","text":"Oslo: 14°C, light rain"}]}`},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, r.url, strings.NewReader(s.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", s.method)
+		if s.name != "" {
+			req.Header.Set("Mcp-Name", s.name)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") != "" || !strings.Contains(string(body), s.want) {
+			t.Errorf("%s: %d %q\n%s\nwant %s", s.method, resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), body, s.want)
+		}
+	}
+	if r.h.Sessions() != 0 {
+		t.Errorf("%d sessions, want none", r.h.Sessions())
+	}
+	if u := e.Unmatched(); len(u) > 0 {
+		t.Errorf("unmatched: %q", u)
+	}
+	r.stop()
+}
