@@ -64,4 +64,3 @@ func TestMockCommandHTTP(t *testing.T) {
 		}
 	}
 }
-
