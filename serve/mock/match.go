@@ -217,8 +217,11 @@ func (m *matcher) miss(method string, params json.RawMessage) *Miss {
 	}
 	if closest != nil {
 		ms.Message += "; the closest recorded request is " + closest.Describe()
-		if closest.Params != nil {
-			ms.Message += " with params " + clip(string(closest.Params), 200)
+		// Its params as matching compares them: _meta only in exact.
+		if p := closest.base; m.mode == Exact && closest.full != "" {
+			ms.Message += " with params " + clip(closest.full, 200)
+		} else if p != "" {
+			ms.Message += " with params " + clip(p, 200)
 		}
 	}
 	return ms
