@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
@@ -156,6 +159,9 @@ func runMock(cmd *cobra.Command, args []string, o *mockOptions) error {
 	}
 	notes := capture.NewNotices(cmd.ErrOrStderr())
 	defer notes.Close(capture.NoticeFlush)
+	if rec.Unattached > 0 {
+		fmt.Fprintf(notes, "mcpsnoop mock: %s: %d message(s) of the server's came before any request of the client's; nothing the mock answers carries them\n", in.Name, rec.Unattached)
+	}
 	e := mock.New(rec, mock.Options{Mode: mode, AnswerTimeout: o.answerTimeout, Notices: notes})
 	meta := stdio.NewMeta([]string{"mcpsnoop", "mock", args[0]})
 	openLog := func() *capture.LogWriter { return openMockLog(st, meta, notes) }
@@ -213,6 +219,12 @@ func serveMockStdio(cmd *cobra.Command, e *mock.Engine, openLog func() *capture.
 	log := openLog()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
+	// With SIGPIPE caught, a client that stopped reading makes a write to
+	// stdout fail (and the mock end) instead of killing it before its log
+	// is flushed.
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
 	sigs, stopSignals := httpSignals()
 	defer stopSignals()
 	go func() {
