@@ -60,11 +60,11 @@ func (r *httpRig) stop() []string {
 
 // Two Go SDK clients at once over Streamable HTTP: each gets a session of
 // its own (an Mcp-Session-Id per initialize), answered from the start of
-// the recording, the recorded results byte for byte; each session's log
-// checks clean.
+// the recording (sequential: each session has its own place in it), the
+// recorded results byte for byte; each session's log checks clean.
 func TestGoClientsOverHTTP(t *testing.T) {
 	rec := load(t, everything)
-	e := New(rec, Options{})
+	e := New(rec, Options{Mode: Sequential})
 	r := startHTTP(t, e)
 	var wg sync.WaitGroup
 	sessions := make([]string, 2)

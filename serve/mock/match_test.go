@@ -96,3 +96,26 @@ func TestMatchingModes(t *testing.T) {
 		t.Error("sequential: a second tools/list matched; the recording has one")
 	}
 }
+
+// Requests sent together are answered in the order they came, a miss
+// among them too.
+func TestAnswersInOrder(t *testing.T) {
+	e := New(load(t, everything), Options{})
+	r := startStdio(t, e, nil)
+	c := newRawClient(t, r)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/frob"}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get-sum","arguments":{"a":2,"b":3}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`)
+	var ids []string
+	for len(ids) < 4 {
+		if m := c.next(); m["method"] == nil {
+			ids = append(ids, string(m["id"]))
+		}
+	}
+	if strings.Join(ids, ",") != "1,2,3,4" {
+		t.Errorf("answers in the order %s, want 1,2,3,4", ids)
+	}
+	r.clientOut.Close()
+	r.wait(t)
+}

@@ -2,6 +2,8 @@ package mock
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,4 +63,43 @@ func TestGoClientOverStdio(t *testing.T) {
 		}
 		t.Errorf("check of the mock's log: %s", rep.Verdict)
 	}
+}
+
+// The recorded progress notifications go before the answer with the live
+// request's own token, and not at all when it asked for no progress.
+func TestProgressCarriesTheClientsToken(t *testing.T) {
+	e := New(load(t, everything), Options{})
+	r := startStdio(t, e, nil)
+	c := newRawClient(t, r)
+	c.call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	for _, tc := range []struct {
+		meta  string
+		token string // "" for none
+	}{
+		{`,"_meta":{"progressToken":77}`, "77"},
+		{``, ""},
+	} {
+		c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"trigger-long-running-operation","arguments":{"duration":0.3,"steps":3}` + tc.meta + `}}`)
+		var tokens []string
+		for {
+			m := c.next()
+			if string(m["id"]) == "2" {
+				break
+			}
+			var p struct {
+				ProgressToken json.RawMessage `json:"progressToken"`
+			}
+			_ = json.Unmarshal(m["params"], &p)
+			tokens = append(tokens, string(p.ProgressToken))
+		}
+		want := []string{tc.token, tc.token, tc.token}
+		if tc.token == "" {
+			want = nil
+		}
+		if !slices.Equal(tokens, want) {
+			t.Errorf("token %q: progress before the answer carried %q", tc.token, tokens)
+		}
+	}
+	r.clientOut.Close()
+	r.wait(t)
 }
