@@ -302,7 +302,11 @@ func mockVerdict(e *mock.Engine, o *mockOptions, notes *capture.Notices, err err
 		return &exitError{code: 1, msg: "mcpsnoop mock: " + err.Error()}
 	}
 	u := e.Unmatched()
-	fmt.Fprintf(notes, "mcpsnoop mock: answered %d request(s) from the recording; %d went unmatched\n", e.Answered(), len(u))
+	line := fmt.Sprintf("mcpsnoop mock: answered %d request(s) from the recording; %d went unmatched", e.Answered(), len(u))
+	if n := e.Unanswered(); n > 0 {
+		line += fmt.Sprintf("; the client left %d of the server's requests unanswered", n)
+	}
+	fmt.Fprintln(notes, line)
 	if len(u) > 0 && o.failOnUnmatched {
 		return &exitError{code: 1, msg: fmt.Sprintf("mcpsnoop mock: %d request(s) had no recorded match (--fail-on-unmatched)", len(u))}
 	}

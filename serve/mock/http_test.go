@@ -156,6 +156,9 @@ func TestClientDisconnects(t *testing.T) {
 			t.Fatal("the mock never gave up on the sampling request")
 		}
 		logs := r.stop()
+		if n := e.Unanswered(); n != 1 {
+			t.Errorf("%d server requests unanswered, want the sampling request", n)
+		}
 		if len(logs) != 1 || !strings.Contains(logs[0], "did not answer sampling/createMessage") {
 			t.Errorf("the session's log does not note the unanswered request:\n%s", logs)
 		}

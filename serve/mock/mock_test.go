@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/serve/mock/mocktest"
@@ -46,6 +48,9 @@ func TestGoClientOverStdio(t *testing.T) {
 	sameAsRecorded(t, rec, raw, false)
 	if u := e.Unmatched(); len(u) > 0 {
 		t.Errorf("unmatched: %q", u)
+	}
+	if n := e.Unanswered(); n != 0 {
+		t.Errorf("%d server requests unanswered; the client answers them all", n)
 	}
 	if len(progress) != 3 {
 		t.Errorf("progress notifications %v, want the 3 recorded", progress)
@@ -102,4 +107,58 @@ func TestProgressCarriesTheClientsToken(t *testing.T) {
 	}
 	r.clientOut.Close()
 	r.wait(t)
+}
+
+// The server's own messages keep their place around the answer: what came
+// before it is sent before it, what came after it after it, a server
+// request among them sent with the mock's id and its answer awaited.
+func TestServerMessagesKeepTheirPlace(t *testing.T) {
+	frames := []string{
+		`"direction":"c2s","raw":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sync"}}`,
+		`"direction":"s2c","raw":{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"before"}}`,
+		`"direction":"s2c","raw":{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+		`"direction":"s2c","raw":{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
+		`"direction":"s2c","raw":{"jsonrpc":"2.0","id":0,"method":"roots/list"}`,
+		`"direction":"c2s","raw":{"jsonrpc":"2.0","id":0,"result":{"roots":[]}}`,
+	}
+	var log strings.Builder
+	for i, f := range frames {
+		log.WriteString(`{"session_id":"s","seq":` + strconv.Itoa(i+1) + `,"ts":"2026-08-01T00:00:00Z","transport":"stdio",` + f + "}\n")
+	}
+	path := t.TempDir() + "/places.jsonl"
+	if err := writeFile(path, log.String()); err != nil {
+		t.Fatal(err)
+	}
+	rec := load(t, path)
+	if x := rec.Exchanges[0]; len(x.Before) != 1 || len(x.After) != 2 || !x.After[1].Request {
+		t.Fatalf("before %d, after %d: want 1 and 2 (the last a request)", len(x.Before), len(x.After))
+	}
+	e := New(rec, Options{AnswerTimeout: time.Hour})
+	r := startStdio(t, e, nil)
+	c := newRawClient(t, r)
+	c.send(`{"jsonrpc":"2.0","id":"q","method":"tools/call","params":{"name":"sync"}}`)
+	var got []string
+	for len(got) < 4 {
+		m := c.next()
+		switch {
+		case m["method"] != nil:
+			got = append(got, strings.Trim(string(m["method"]), `"`))
+		default:
+			got = append(got, "answer "+string(m["id"]))
+		}
+		if string(m["method"]) == `"roots/list"` {
+			if string(m["id"]) != `"mcpsnoop-mock-1"` {
+				t.Errorf("the server request's id %s, want the mock's", m["id"])
+			}
+			c.send(`{"jsonrpc":"2.0","id":"mcpsnoop-mock-1","result":{"roots":[]}}`)
+		}
+	}
+	if want := []string{"notifications/message", `answer "q"`, "notifications/tools/list_changed", "roots/list"}; !slices.Equal(got, want) {
+		t.Errorf("sent %q, want %q", got, want)
+	}
+	r.clientOut.Close()
+	r.wait(t)
+	if n := e.Unanswered(); n != 0 {
+		t.Errorf("%d server requests unanswered, want none: the client answered roots/list", n)
+	}
 }
