@@ -35,9 +35,10 @@ type Engine struct {
 	rec *Recording
 	o   Options
 
-	mu        sync.Mutex
-	unmatched []string
-	answered  int
+	mu         sync.Mutex
+	unmatched  []string
+	answered   int
+	unanswered int // server requests the client never answered
 }
 
 // New returns an engine for rec.
@@ -61,6 +62,14 @@ func (e *Engine) Answered() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.answered
+}
+
+// Unanswered is how many of the recorded server's requests the client left
+// unanswered: past the answer timeout, or when it went away.
+func (e *Engine) Unanswered() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.unanswered
 }
 
 func (e *Engine) say(msg string) {
@@ -260,10 +269,16 @@ func (c *Conversation) emit(out Outgoing, lr *liveRequest, x *Exchange) {
 	select {
 	case <-ch:
 	case <-c.done:
+		c.e.mu.Lock()
+		c.e.unanswered++
+		c.e.mu.Unlock()
 	case <-t.C:
 		c.mu.Lock()
 		delete(c.pending, id)
 		c.mu.Unlock()
+		c.e.mu.Lock()
+		c.e.unanswered++
+		c.e.mu.Unlock()
 		why := fmt.Sprintf("the client did not answer %s %s (recorded for %s) within %s; going on", method, id, x.Describe(), c.e.o.AnswerTimeout)
 		c.Note("mcpsnoop mock: " + why)
 		c.e.say(c.name + ": " + why)
