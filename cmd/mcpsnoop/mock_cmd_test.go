@@ -121,6 +121,7 @@ func TestMockUsage(t *testing.T) {
 		{[]string{"mock", "-"}, "the recording cannot be standard input"},
 		{[]string{"mock", "--trace-file", "x", "--log-dir", "y", mockRecording}, "give one"},
 		{[]string{"mock", filepath.Join(t.TempDir(), "missing.jsonl")}, "missing.jsonl"},
+		{[]string{"mock", "--session", "nope", mockRecording}, `no session "nope" in this log`},
 	} {
 		out := &lockedBuffer{}
 		if code := run(tc.args, strings.NewReader(""), out, out); code != 2 || !strings.Contains(out.String(), tc.want) {
