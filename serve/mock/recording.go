@@ -66,9 +66,6 @@ func (x *Exchange) Describe() string {
 	return s + " at line " + strconv.Itoa(x.Line)
 }
 
-// Retry reports whether the request is an MRTR retry.
-func (x *Exchange) Retry() bool { return x.retry }
-
 // Load reads the session sessionID ("" for the first) of the log in.
 func Load(in capture.Input, stdin io.Reader, sessionID string) (*Recording, error) {
 	rec := &Recording{Source: in.Name, SessionID: sessionID}
