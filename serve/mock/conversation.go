@@ -3,7 +3,6 @@ package mock
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
+	"github.com/mcpsnoop/mcpsnoop/serve"
 	"github.com/tidwall/gjson"
 )
 
@@ -325,9 +325,6 @@ func (c *Conversation) Close() {
 // Wait returns once every request received has been answered.
 func (c *Conversation) Wait() { c.running.Wait() }
 
-// errNoID: the recorded answer's id could not be found in its bytes.
-var errNoID = errors.New("the message has no id to replace")
-
 // withID is a recorded message with its id replaced, every other byte as
 // recorded.
 func withID(msg json.RawMessage, id []byte) ([]byte, error) {
@@ -336,22 +333,12 @@ func withID(msg json.RawMessage, id []byte) ([]byte, error) {
 
 // replaceAt returns raw with the value r (read from raw) replaced by val.
 func replaceAt(raw []byte, r gjson.Result, val []byte) ([]byte, error) {
-	if !r.Exists() || r.Index <= 0 || r.Index+len(r.Raw) > len(raw) || string(raw[r.Index:r.Index+len(r.Raw)]) != r.Raw {
-		return nil, errNoID
-	}
-	out := make([]byte, 0, len(raw)-len(r.Raw)+len(val))
-	out = append(out, raw[:r.Index]...)
-	out = append(out, val...)
-	return append(out, raw[r.Index+len(r.Raw):]...), nil
+	return serve.ReplaceValue(raw, r, val)
 }
 
 // errorResponse is a JSON-RPC error response to id (null when nil).
 func errorResponse(id []byte, code int, text string) []byte {
-	if len(id) == 0 {
-		id = []byte("null")
-	}
-	m, _ := json.Marshal(text)
-	return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":` + strconv.Itoa(code) + `,"message":` + string(m) + `}}`)
+	return serve.ErrorResponse(id, code, text)
 }
 
 // firstByte is the first byte of raw that is not JSON whitespace.
