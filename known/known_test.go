@@ -38,10 +38,10 @@ func TestParse(t *testing.T) {
 		{"3f2a9c0d1e2b4a5f0\n", `known.txt: line 1: "3f2a9c0d1e2b4a5f0" is not a fingerprint`}, // 17 digits
 		{"3f2a9c0d1e2b4a5g\n", `known.txt: line 1: "3f2a9c0d1e2b4a5g" is not a fingerprint`},   // g is no hex digit
 		{"3f2a9c0d1e2b4a5G\n", `known.txt: line 1: "3f2a9c0d1e2b4a5G" is not a fingerprint`},
-		{"3f2a9c0d1e2b4a5/\n", `known.txt: line 1: "3f2a9c0d1e2b4a5/" is not a fingerprint`}, // the byte before 0
-		{"3f2a9c0d1e2b4a5:\n", `known.txt: line 1: "3f2a9c0d1e2b4a5:" is not a fingerprint`}, // the byte after 9
+		{"3f2a9c0d1e2b4a5/\n", `known.txt: line 1: "3f2a9c0d1e2b4a5/" is not a fingerprint`},           // the byte before 0
+		{"3f2a9c0d1e2b4a5:\n", `known.txt: line 1: "3f2a9c0d1e2b4a5:" is not a fingerprint`},           // the byte after 9
 		{"3f2a9c0d1e2b4a5`\n", `known.txt: line 1: "3f2a9c0d1e2b4a5` + "`" + `" is not a fingerprint`}, // the byte before a
-		{"3f2a9c0d1e2b4a5@\n", `known.txt: line 1: "3f2a9c0d1e2b4a5@" is not a fingerprint`}, // the byte before A
+		{"3f2a9c0d1e2b4a5@\n", `known.txt: line 1: "3f2a9c0d1e2b4a5@" is not a fingerprint`},           // the byte before A
 		{"3f2a9c0d1e2b4a5f \"open\n", `known.txt: line 1: the server label is not a quoted string: "open`},
 		{"3f2a9c0d1e2b4a5f github\n", `known.txt: line 1: unexpected "github" after the fingerprint`},
 	} {
