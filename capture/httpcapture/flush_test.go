@@ -93,7 +93,7 @@ func TestProxyAnswersInOneWrite(t *testing.T) {
 			log := newTestHTTPLog(&memLog{}, nil, 1024)
 			defer log.Close()
 			front, counted := frontCounting(t, NewProxy(ProxyOptions{Target: u, Log: log, Warn: &syncBuffer{}}))
-			client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}
+			client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: time.Minute}
 			defer client.CloseIdleConnections()
 			// Twenty in a row: a header flush racing the body shows in some.
 			for i := range 20 {

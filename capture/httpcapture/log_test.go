@@ -252,13 +252,11 @@ func TestHTTPLogStalledHead(t *testing.T) {
 	for id := 1; id <= 3; id++ {
 		l.add(observation{kind: obsRequest, x: x, body: body(id)})
 	}
-	l.add(observation{kind: obsRequest, x: x, body: body(4)}) // full: the stalled head goes
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) { // until the writer has drained the queue
-		if l.w.Queued() == 0 {
-			break
+	l.add(observation{kind: obsRequest, x: x, body: body(4)})                                     // full: the stalled head goes
+	for deadline := time.Now().Add(time.Minute); l.w.Queued() > 0; time.Sleep(time.Millisecond) { // until the writer has drained the queue
+		if time.Now().After(deadline) {
+			t.Fatalf("the queue never drained: %d queued", l.w.Queued())
 		}
-		time.Sleep(time.Millisecond)
 	}
 	for id := 5; id <= 7; id++ {
 		l.add(observation{kind: obsRequest, x: x, body: body(id)})
