@@ -63,8 +63,10 @@ func TestRequestID(t *testing.T) {
 	}
 }
 
+// Its Close waits an hour for a call to out, which never hangs: one that
+// gave up would only say the machine was busy.
 func newTestHTTPLog(out *memLog, red *capture.Redactor, queue int) *Log {
-	return newLog(out, LogOptions{SessionID: "srv-1-aaaaaaaaaaaa", Label: "srv", Path: "test.jsonl", Redactor: red}, queue)
+	return newLog(out, LogOptions{SessionID: "srv-1-aaaaaaaaaaaa", Label: "srv", Path: "test.jsonl", Redactor: red, closeWait: time.Hour}, queue)
 }
 
 // Routing headers ride the first frame of a batch, transport headers every
