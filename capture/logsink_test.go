@@ -69,7 +69,7 @@ func TestLogSinkDiskFull(t *testing.T) {
 			w := NewLogWriter(d.Output(), LogOptions{SessionID: "srv-1-aaaaaaaaaaaa", Label: "srv", Path: "full.jsonl", Warn: &syncWriter{w: &warn}})
 			for i := range sent {
 				if i == sent-300 {
-					waitFlushed(w)
+					waitFlushed(t, w)
 				}
 				add(w, ServerToClient, line(i))
 			}
@@ -190,13 +190,21 @@ func TestReserveBesideRegularFile(t *testing.T) {
 	f.Close()
 }
 
-// waitFlushed waits until the writer has written what it was given.
-func waitFlushed(w *LogWriter) {
-	deadline := time.Now().Add(10 * time.Second)
-	for w.Queued() > 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
+// waitFlushed waits until the writer has written what it was given: it
+// sleeps on its wake-up with nothing queued, which it does only once its
+// buffer is flushed. The bound is for a hang only.
+func waitFlushed(t *testing.T, w *LogWriter) {
+	t.Helper()
+	idle := func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.waiting && w.head == w.tail && len(w.parked) == 0
 	}
-	time.Sleep(20 * pollInterval) // past the idle polls, to the flush
+	for deadline := time.Now().Add(time.Minute); !idle(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the writer never flushed what it was given")
+		}
+	}
 }
 
 type syncWriter struct {

@@ -63,6 +63,7 @@ type LogWriter struct {
 	ownWarn   bool     // warn was made here: Close closes it
 	framer    Framer
 	stall     time.Duration // 0: an open observation holds the line until it completes
+	closeWait time.Duration // LogOptions.CloseTimeout; 0: closeTimeout
 	maxBytes  int           // the queue's memory budget
 	// unreserved: no room could be set aside for the closing frame
 	// (logreserve.go); the first frame written says so.
@@ -201,6 +202,11 @@ type LogOptions struct {
 	Queue int
 	// QueueMemory bounds the content bytes queued; QueueBytes when 0.
 	QueueMemory int
+	// CloseTimeout is how long Close lets one call to out go without
+	// returning before it gives up on out; CloseTimeout when 0. (A test
+	// whose output never hangs sets it long: a busy machine can hold a
+	// call up for seconds.)
+	CloseTimeout time.Duration
 }
 
 // NewLogWriter starts writing frames of the session o.SessionID to out,
@@ -216,7 +222,7 @@ func NewLogWriter(out io.WriteCloser, o LogOptions) *LogWriter {
 	}
 	w := &LogWriter{
 		sessionID: o.SessionID, label: o.Label, transport: o.Transport, path: o.Path,
-		red: o.Redactor, framer: o.Framer, stall: o.Stall, maxBytes: maxBytes,
+		red: o.Redactor, framer: o.Framer, stall: o.Stall, closeWait: o.CloseTimeout, maxBytes: maxBytes,
 		ring: make([]entry, queue), parkedG: map[any]int{},
 		wake: make(chan struct{}, 1), finished: make(chan struct{}),
 	}
@@ -463,7 +469,11 @@ func (w *LogWriter) Close() uint64 {
 		}
 	}
 	w.mu.Unlock()
-	w.closeBound(closeTimeout)
+	bound := w.closeWait
+	if bound <= 0 {
+		bound = closeTimeout
+	}
+	w.closeBound(bound)
 	if w.ownWarn {
 		w.warn.Close(NoticeFlush)
 	}

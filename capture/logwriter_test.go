@@ -182,7 +182,13 @@ func TestLogWriterFileFails(t *testing.T) {
 	for range 3 {
 		add(w, ClientToServer, `{}`)
 	}
-	time.Sleep(20 * time.Millisecond) // let the writer fail once
+	// Once the writer has failed on them, two more: the failure is warned
+	// about once, however many writes fail.
+	for deadline := time.Now().Add(time.Minute); w.Lost() < 3; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the writer never tried the failing file: lost %d", w.Lost())
+		}
+	}
 	for range 2 {
 		add(w, ServerToClient, `{}`)
 	}

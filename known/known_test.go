@@ -16,7 +16,8 @@ func TestParse(t *testing.T) {
 		"3f2a9c0d1e2b4a5f \"github\" # mcpsnoop/error tools/call x: boom\n" +
 		"  00000000000000AA\n" +
 		"00000000000000bb \"127.0.0.1:8080\"\n" +
-		"00000000000000cc#no space\n"
+		"00000000000000cc#no space\n" +
+		"09afAF09afAF09af\n"
 	got, err := Parse([]byte(data), "known.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +27,7 @@ func TestParse(t *testing.T) {
 		{Fingerprint: "00000000000000aa", Line: 4},
 		{Fingerprint: "00000000000000bb", Label: "127.0.0.1:8080", Line: 5},
 		{Fingerprint: "00000000000000cc", Note: "no space", Line: 6},
+		{Fingerprint: "09afaf09afaf09af", Line: 7},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
@@ -33,6 +35,13 @@ func TestParse(t *testing.T) {
 	for _, tc := range []struct{ in, err string }{
 		{"xyz\n", `known.txt: line 1: "xyz" is not a fingerprint (16 hex digits, as in SARIF's partialFingerprints)`},
 		{"# ok\n3f2a9c0d1e2b4a5 \"a\"\n", `known.txt: line 2: "3f2a9c0d1e2b4a5" is not a fingerprint`},
+		{"3f2a9c0d1e2b4a5f0\n", `known.txt: line 1: "3f2a9c0d1e2b4a5f0" is not a fingerprint`}, // 17 digits
+		{"3f2a9c0d1e2b4a5g\n", `known.txt: line 1: "3f2a9c0d1e2b4a5g" is not a fingerprint`},   // g is no hex digit
+		{"3f2a9c0d1e2b4a5G\n", `known.txt: line 1: "3f2a9c0d1e2b4a5G" is not a fingerprint`},
+		{"3f2a9c0d1e2b4a5/\n", `known.txt: line 1: "3f2a9c0d1e2b4a5/" is not a fingerprint`},           // the byte before 0
+		{"3f2a9c0d1e2b4a5:\n", `known.txt: line 1: "3f2a9c0d1e2b4a5:" is not a fingerprint`},           // the byte after 9
+		{"3f2a9c0d1e2b4a5`\n", `known.txt: line 1: "3f2a9c0d1e2b4a5` + "`" + `" is not a fingerprint`}, // the byte before a
+		{"3f2a9c0d1e2b4a5@\n", `known.txt: line 1: "3f2a9c0d1e2b4a5@" is not a fingerprint`},           // the byte before A
 		{"3f2a9c0d1e2b4a5f \"open\n", `known.txt: line 1: the server label is not a quoted string: "open`},
 		{"3f2a9c0d1e2b4a5f github\n", `known.txt: line 1: unexpected "github" after the fingerprint`},
 	} {
@@ -141,6 +150,32 @@ func TestWriteAfterUpgrade(t *testing.T) {
 		`2222222222222222 "weather" # mcpsnoop/warn: k` + "\n" +
 		"# kept: servers this check did not see\n" +
 		`dddddddddddddddd "files" # another server` + "\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+// A session without a server label is checked like any other: an entry
+// without a label that no finding matched names no server, so a rewrite
+// keeps it, while one that a finding matched is written once, with its
+// comment.
+func TestWriteKeepsUnlabelledEntries(t *testing.T) {
+	rep := &checker.Report{
+		Sessions:     []*checker.SessionReport{{ID: "s1", Label: ""}},
+		Fingerprints: []checker.FingerprintEntry{{Fingerprint: "1111111111111111", Rule: "mcpsnoop/error", Kind: "k"}},
+	}
+	old := []checker.KnownFinding{
+		{Fingerprint: "1111111111111111", Note: "accepted in #9"},
+		{Fingerprint: "5555555555555555", Note: "not seen this time"},
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, rep, old); err != nil {
+		t.Fatal(err)
+	}
+	want := Header + "\n" +
+		"1111111111111111 # accepted in #9\n" +
+		"# kept: servers this check did not see\n" +
+		"5555555555555555 # not seen this time\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}

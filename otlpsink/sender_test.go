@@ -201,16 +201,16 @@ func TestSenderQueueFull(t *testing.T) {
 // the background and delivers everything once the collector is up.
 func TestSenderDownAtStart(t *testing.T) {
 	addr := otlptest.FreeAddr(t)
-	var warn bytes.Buffer
+	var warn syncBuffer
 	o := fast("http://" + addr + "/v1/traces")
 	o.Warn = &warn
 	s := NewSender(o)
 	for _, sp := range testSpans(20) {
 		s.Enqueue(sp)
 	}
-	// The sender's batch waits BatchDelay (5 s) or Close; close it once
-	// the collector is up, so its flush finds it.
-	time.Sleep(30 * time.Millisecond)
+	// The batch leaves after BatchDelay and finds nobody; close the sender
+	// once the collector is up, so that its flush finds it.
+	waitFor(t, "the first attempt to fail", func() bool { return strings.Contains(warn.String(), "retrying in the background") })
 	c := otlptest.NewOn(t, addr, nil)
 	st := s.Close()
 	if st.Sent != 20 || len(c.Spans()) != 20 {

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpsnoop/mcpsnoop/diff"
 	"github.com/mcpsnoop/mcpsnoop/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -80,8 +82,11 @@ func TestVerifyChangedBuild(t *testing.T) {
 	t.Log("records with the SDK through the shim, verifies against a changed build")
 	_, v1, v2 := programs(t)
 	rec := load(t, record(t, v1, "2025-11-25", everyTool))
-	// diff's thresholds: v2's slow sleeps a second.
-	res, v := replayJudged(t, rec, []string{v2}, Options{}, VerifyOptions{FailOnSlower: true})
+	// v2's slow sleeps a second, past any threshold up to half of it; a
+	// busy machine may make any other call slower too, which is reported
+	// as it should be: the counts below are what this run measured.
+	durations := diff.Options{Threshold: testserver.SlowV2 / 2, Ratio: 2}
+	res, v := replayJudged(t, rec, []string{v2}, Options{}, VerifyOptions{FailOnSlower: true, Durations: durations})
 	if !v.Regressed() || v.Verdict() != VerdictRegressed {
 		t.Fatal("the changed build did not regress")
 	}
@@ -102,9 +107,18 @@ func TestVerifyChangedBuild(t *testing.T) {
 		t.Errorf("flaky: %+v", f)
 	}
 	for _, name := range []string{"echo", "stamp"} {
-		if c := got[name]; c.Outcome != OutcomeSame || c.Regression {
+		if c := got[name]; c.Outcome != OutcomeSame || c.Regression != c.Slower {
 			t.Errorf("%s: %+v", name, c)
 		}
+	}
+	slower := func(v *Verification) int {
+		n := 0
+		for _, d := range v.Durations {
+			if d.Slower {
+				n++
+			}
+		}
+		return n
 	}
 	tools := map[string]string{}
 	for _, tc := range v.Tools {
@@ -126,7 +140,7 @@ func TestVerifyChangedBuild(t *testing.T) {
 		`  error now: line `, `tools/call flaky {"text":"x"} (ok -> error): the tool answered isError "flaky: broken in v2"`,
 		`  not offered: line `, `the replayed tools/list no longer lists tool "lookup"`,
 		"durations (median per tool):\n  slower: tools/call slow ",
-		"verify failed: 1 changed, 1 error now, 1 slower, 1 not offered, 1 tool change\n",
+		fmt.Sprintf("verify failed: 1 changed, 1 error now, %d slower, 1 not offered, 1 tool change\n", slower(v)),
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, b.String())
@@ -135,16 +149,21 @@ func TestVerifyChangedBuild(t *testing.T) {
 
 	// The same replay without --fail-on-slower: slow is still reported,
 	// and fails nothing.
-	v, err := Verify(rec, res, VerifyOptions{})
+	v, err := Verify(rec, res, VerifyOptions{Durations: durations})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slow := verdicts(v)["slow"]; !slow.Slower || slow.Regression || len(v.Durations) != 1 || v.Durations[0].Regression {
-		t.Errorf("slow, not gated: %+v; durations %+v", slow, v.Durations)
+	if slow := verdicts(v)["slow"]; !slow.Slower || slow.Regression {
+		t.Errorf("slow, not gated: %+v", slow)
+	}
+	for _, d := range v.Durations {
+		if d.Regression {
+			t.Errorf("duration %+v, not gated, fails", d)
+		}
 	}
 	b.Reset()
 	_ = v.WriteText(&b)
-	if !strings.HasSuffix(b.String(), "verify failed: 1 changed, 1 error now, 1 not offered, 1 tool change; not gated: 1 slower\n") {
+	if want := fmt.Sprintf("verify failed: 1 changed, 1 error now, 1 not offered, 1 tool change; not gated: %d slower\n", slower(v)); !strings.HasSuffix(b.String(), want) {
 		t.Errorf("text report, slower not gated:\n%s", b.String())
 	}
 }

@@ -159,3 +159,26 @@ func TestResolveAcrossFolders(t *testing.T) {
 		t.Errorf("an escape sequence reached the message: %q", err)
 	}
 }
+
+// The candidates of an ambiguous word are file names anyone could have
+// given a log: they reach the terminal escaped.
+func TestAmbiguousErrorEscapesCandidates(t *testing.T) {
+	dir := t.TempDir()
+	for _, id := range []string{"evil\x1b]0;pwned\a-100-aaaaaaaaaaaa", "evil\u202e-200-bbbbbbbbbbbb"} {
+		if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(logLine("x", "y", "2026-08-01T10:00:00Z")), 0o600); err != nil {
+			t.Skipf("this file system refuses the name %q: %v", id, err)
+		}
+	}
+	_, err := Resolve("evil", dir)
+	var amb *AmbiguousError
+	if !errors.As(err, &amb) {
+		t.Fatalf("Resolve = %v, want an AmbiguousError", err)
+	}
+	msg := err.Error()
+	if strings.ContainsAny(msg, "\x1b\a\u202e") {
+		t.Errorf("control characters reach the terminal: %q", msg)
+	}
+	if want := `(evil\x1b]0;pwned\a-100-aaaaaaaaaaaa, evil\u202e-200-bbbbbbbbbbbb)`; !strings.Contains(msg, want) {
+		t.Errorf("message %q\nlacks the escaped candidates %s", msg, want)
+	}
+}

@@ -36,7 +36,7 @@ func TestProxyLogOnFullDisk(t *testing.T) {
 	log := NewLog(disk.Output(), LogOptions{SessionID: "full-1-aaaaaaaaaaaa", Label: "full", Path: "full.jsonl", Warn: &warn})
 	proxy := NewProxy(ProxyOptions{Target: u, Log: log, Warn: &warn})
 	front := httptest.NewServer(proxy)
-	client := &http.Client{Timeout: 10 * time.Second}
+	client := &http.Client{Timeout: time.Minute}
 	for i := range calls {
 		resp, err := client.Post(front.URL, "application/json", strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)))
 		if err != nil {

@@ -45,6 +45,10 @@ type flushWriter struct {
 // would send them, which no client can tell from network jitter.
 const headerHold = time.Millisecond
 
+// holdHeaders starts the hold (time.AfterFunc); a test replaces it to see
+// how long headers are held, or to hold them until the body comes.
+var holdHeaders = time.AfterFunc
+
 func newFlushWriter(w http.ResponseWriter) *flushWriter {
 	return &flushWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
 }
@@ -74,7 +78,7 @@ func (w *flushWriter) FlushError() error {
 		return nil
 	case !w.wrote && !w.now:
 		if w.held == nil {
-			w.held = time.AfterFunc(headerHold, w.flushHeld)
+			w.held = holdHeaders(headerHold, w.flushHeld)
 		}
 		return nil
 	}

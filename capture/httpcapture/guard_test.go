@@ -36,7 +36,7 @@ func TestProxyDNSRebindingGuard(t *testing.T) {
 	warn := &syncBuffer{}
 	proxy := NewProxy(ProxyOptions{Target: u, Log: log, Warn: warn, Guard: guard})
 	front := httptest.NewServer(proxy)
-	client := &http.Client{Timeout: 10 * time.Second}
+	client := &http.Client{Timeout: time.Minute}
 	port := front.Listener.Addr().(interface{ String() string }).String()
 	port = port[strings.LastIndexByte(port, ':'):]
 

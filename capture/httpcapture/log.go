@@ -115,6 +115,7 @@ type LogOptions struct {
 	MaxBodyMemory int
 
 	stall      time.Duration // StallBound when 0; for tests
+	closeWait  time.Duration // capture.CloseTimeout when 0; for tests
 	queueBytes int           // the writer queue's memory budget (capture.QueueBytes when 0); for tests
 }
 
@@ -141,7 +142,7 @@ func newLog(out io.WriteCloser, o LogOptions, queue int) *Log {
 	l.w = capture.NewLogWriter(out, capture.LogOptions{
 		SessionID: o.SessionID, Label: o.Label, Transport: capture.TransportHTTP, Path: o.Path,
 		Redactor: o.Redactor, Warn: warn, MaxSize: o.MaxSize,
-		Framer: framer{}, Stall: stall, Queue: queue, QueueMemory: o.queueBytes,
+		Framer: framer{}, Stall: stall, Queue: queue, QueueMemory: o.queueBytes, CloseTimeout: o.closeWait,
 	})
 	l.mem = newMemBudget(o.MaxBodyMemory, l.warn)
 	return l

@@ -63,8 +63,10 @@ func TestRequestID(t *testing.T) {
 	}
 }
 
+// Its Close waits an hour for a call to out, which never hangs: one that
+// gave up would only say the machine was busy.
 func newTestHTTPLog(out *memLog, red *capture.Redactor, queue int) *Log {
-	return newLog(out, LogOptions{SessionID: "srv-1-aaaaaaaaaaaa", Label: "srv", Path: "test.jsonl", Redactor: red}, queue)
+	return newLog(out, LogOptions{SessionID: "srv-1-aaaaaaaaaaaa", Label: "srv", Path: "test.jsonl", Redactor: red, closeWait: time.Hour}, queue)
 }
 
 // Routing headers ride the first frame of a batch, transport headers every
@@ -252,13 +254,11 @@ func TestHTTPLogStalledHead(t *testing.T) {
 	for id := 1; id <= 3; id++ {
 		l.add(observation{kind: obsRequest, x: x, body: body(id)})
 	}
-	l.add(observation{kind: obsRequest, x: x, body: body(4)}) // full: the stalled head goes
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) { // until the writer has drained the queue
-		if l.w.Queued() == 0 {
-			break
+	l.add(observation{kind: obsRequest, x: x, body: body(4)})                                     // full: the stalled head goes
+	for deadline := time.Now().Add(time.Minute); l.w.Queued() > 0; time.Sleep(time.Millisecond) { // until the writer has drained the queue
+		if time.Now().After(deadline) {
+			t.Fatalf("the queue never drained: %d queued", l.w.Queued())
 		}
-		time.Sleep(time.Millisecond)
 	}
 	for id := 5; id <= 7; id++ {
 		l.add(observation{kind: obsRequest, x: x, body: body(id)})

@@ -73,7 +73,7 @@ func newProxyRigTo(t *testing.T, target *httptest.Server) *proxyRig {
 	r.log = newTestHTTPLog(r.out, nil, 1024)
 	r.proxy = NewProxy(ProxyOptions{Target: u, Log: r.log, Warn: r.warn})
 	r.front = httptest.NewServer(r.proxy)
-	r.client = &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}
+	r.client = &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: time.Minute}
 	t.Cleanup(func() {
 		r.front.Close()
 		r.target.Close()
@@ -339,7 +339,7 @@ func TestProxyPairsServerRequestsAcrossConnections(t *testing.T) {
 	}))
 	sess := http.Header{"Mcp-Session-Id": {secretSession}}
 	r.do("POST", "/", `{"jsonrpc":"2.0","id":0,"method":"initialize"}`, nil)
-	other := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second} // another connection
+	other := &http.Client{Transport: &http.Transport{}, Timeout: time.Minute} // another connection
 	defer other.CloseIdleConnections()
 	done := make(chan struct{})
 	go func() {

@@ -30,7 +30,7 @@ func newProxyRigWith(t *testing.T, target http.Handler, adjust func(*LogOptions)
 	r.log = newLog(r.out, o, 1024)
 	r.proxy = NewProxy(ProxyOptions{Target: u, Log: r.log, Warn: r.warn})
 	r.front = httptest.NewServer(r.proxy)
-	r.client = &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}
+	r.client = &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: time.Minute}
 	t.Cleanup(func() {
 		r.front.Close()
 		r.target.Close()
@@ -79,7 +79,7 @@ func TestProxyStalledBodyDoesNotHoldTheLog(t *testing.T) {
 	if _, got := r.do("POST", "/", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, nil); string(got) != `{"jsonrpc":"2.0","id":2,"result":{}}` {
 		t.Fatalf("fast exchange got %q", got)
 	}
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a hang, not a slow machine
 	for len(r.out.frames(t)) < 2 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the fast exchange is still not logged behind the stalled one: %d frames", len(r.out.frames(t)))
@@ -126,7 +126,7 @@ func TestHTTPLogStalledExchangeKeepsItsOrder(t *testing.T) {
 	req := l.begin(observation{kind: obsRequest, x: a}, false)
 	l.add(observation{kind: obsResponse, x: a, resp: &responseInfo{status: 200}, body: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)})
 	l.add(observation{kind: obsRequest, x: b, body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)})
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a hang, not a slow machine
 	for len(out.frames(t)) < 1 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -225,23 +225,22 @@ func TestProxyCloseStreamsEndsUpgradedConnections(t *testing.T) {
 func TestProxyShutdownIsBounded(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
+	inFlight := make(chan struct{}, 1)
 	r := newProxyRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		inFlight <- struct{}{}
 		select {
 		case <-release:
 		case <-req.Context().Done():
 		}
 	}))
-	sent := make(chan struct{})
 	go func() {
-		close(sent)
 		resp, err := r.client.Post(r.front.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
 		if err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}
 	}()
-	<-sent
-	time.Sleep(100 * time.Millisecond)
+	<-inFlight // the exchange reached the target, through the proxy
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	shut := make(chan struct{})
@@ -255,7 +254,7 @@ func TestProxyShutdownIsBounded(t *testing.T) {
 	go func() { r.proxy.Wait(); close(idle) }()
 	select {
 	case <-idle:
-	case <-time.After(3 * time.Second):
+	case <-time.After(time.Minute): // a hang, not a slow machine
 		t.Fatal("an exchange outlived Shutdown")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,11 +29,17 @@ func runShim(t *testing.T, script string, stdin string, sigs chan os.Signal, gra
 // runShimOut is runShim with the server's stdout going to stdout.
 func runShimOut(t *testing.T, script string, stdin string, sigs chan os.Signal, grace time.Duration, stdout *lockedWriter) (int, string, string, []capture.Frame) {
 	t.Helper()
+	return runShimFrom(t, script, strings.NewReader(stdin), sigs, grace, stdout)
+}
+
+// runShimFrom is runShimOut with the client's input read from stdin.
+func runShimFrom(t *testing.T, script string, stdin io.Reader, sigs chan os.Signal, grace time.Duration, stdout *lockedWriter) (int, string, string, []capture.Frame) {
+	t.Helper()
 	out := &memLog{}
 	var stderr lockedWriter
 	sh := &Shim{
 		Command: []string{"sh", "-c", script},
-		Stdin:   strings.NewReader(stdin), Stdout: stdout, Stderr: &stderr,
+		Stdin:   stdin, Stdout: stdout, Stderr: &stderr,
 		OpenLog: func() *capture.LogWriter {
 			return newTestLog(out, &stderr)
 		},
@@ -95,23 +102,36 @@ func TestShimSignalledServer(t *testing.T) {
 // The signal goes out once the server says its trap is set ("ready"): a
 // signal sent before that would end it by the default action.
 func TestShimForwardsSignalsAndKillsAfterGrace(t *testing.T) {
-	sigs := make(chan os.Signal, 1)
-	signalWhenReady := func(sig os.Signal) *lockedWriter {
-		out := &lockedWriter{ready: make(chan struct{})}
-		ready := out.ready
-		go func() {
-			<-ready
-			sigs <- sig
-		}()
-		return out
-	}
-	code, stdout, _, _ := runShimOut(t, `trap 'echo got-hup; exit 7' HUP; echo ready; while :; do sleep 0.05; done`, "", sigs, 0, signalWhenReady(syscall.SIGHUP))
-	if code != 7 || !strings.Contains(stdout, "got-hup") {
-		t.Fatalf("exit %d stdout %q", code, stdout)
-	}
-	code, _, stderr, _ := runShimOut(t, `trap '' TERM; echo ready; while :; do sleep 0.05; done`, "", sigs, 100*time.Millisecond, signalWhenReady(syscall.SIGTERM))
-	if code != 128+int(syscall.SIGKILL) || !strings.Contains(stderr, "did not exit within 100ms of SIGTERM; killing it") {
-		t.Fatalf("exit %d stderr %q", code, stderr)
+	for _, tt := range []struct {
+		script string
+		sig    syscall.Signal
+		grace  time.Duration
+		code   int
+		out    string // in stdout, or stderr
+	}{
+		{`trap 'echo got-hup; exit 7' HUP; echo ready; while :; do sleep 0.05; done`, syscall.SIGHUP, 0, 7, "got-hup"},
+		{`trap '' TERM; echo ready; while :; do sleep 0.05; done`, syscall.SIGTERM, 100 * time.Millisecond, 128 + int(syscall.SIGKILL),
+			"did not exit within 100ms of SIGTERM; killing it"},
+	} {
+		t.Run(tt.sig.String(), func(t *testing.T) {
+			// The client's input stays open until the signal is sent: its
+			// end would start the kill grace of its own, which on a busy
+			// machine could run out before the server set its trap.
+			sigs := make(chan os.Signal, 1)
+			stdinR, stdinW := io.Pipe()
+			defer stdinW.Close()
+			out := &lockedWriter{ready: make(chan struct{})}
+			ready := out.ready
+			go func() {
+				<-ready
+				sigs <- tt.sig
+				stdinW.Close()
+			}()
+			code, stdout, stderr, _ := runShimFrom(t, tt.script, stdinR, sigs, tt.grace, out)
+			if code != tt.code || !strings.Contains(stdout+stderr, tt.out) {
+				t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+			}
+		})
 	}
 }
 

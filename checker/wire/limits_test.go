@@ -117,3 +117,27 @@ func TestValidationVisitsAreBounded(t *testing.T) {
 		t.Errorf("%+v %v", f, err)
 	}
 }
+
+// Around MaxIssues: a finding lists every issue up to MaxIssues, and past
+// it lists MaxIssues and counts the rest, one by one.
+func TestFindingListsAtMostMaxIssues(t *testing.T) {
+	for _, tt := range []struct {
+		tools          string // each {"name":1} is two issues, each {"name":"x"} one
+		listed, counts int
+	}{
+		{`{"name":"x"}`, 1, 0},
+		{`{"name":1}`, 2, 0},
+		{`{"name":1},{"name":"x"}`, MaxIssues, 0},
+		{`{"name":1},{"name":1}`, MaxIssues, 1},
+		{`{"name":1},{"name":1},{"name":"x"}`, MaxIssues, 2},
+	} {
+		raw := []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[` + tt.tools + `]}}`)
+		f, err := Validate(Message{Revision: "2025-06-18", Kind: Result, Sender: Server, Method: "tools/list", Raw: raw})
+		if err != nil || f == nil {
+			t.Fatalf("%s: %v %v", tt.tools, f, err)
+		}
+		if len(f.Issues) != tt.listed || f.Omitted != tt.counts {
+			t.Errorf("%s: %d issues listed, %d counted; want %d and %d", tt.tools, len(f.Issues), f.Omitted, tt.listed, tt.counts)
+		}
+	}
+}

@@ -37,8 +37,8 @@ func Write(path string, data []byte, perm os.FileMode) error {
 
 // WriteAll writes several outputs as one step as far as a file system
 // allows: every name is resolved and every temporary file written before
-// the first file is replaced or anything is written through, so a bad name
-// or a full disk leaves every output as it was.
+// anything is written through, and that before the first file is replaced,
+// so a bad name or a full disk leaves every output as it was.
 func WriteAll(files []File, o Options) error {
 	targets := make([]Target, len(files))
 	for i, f := range files {
@@ -73,20 +73,25 @@ func WriteAll(files []File, o Options) error {
 		}
 		outs[i] = out
 	}
+	// What goes through (a device, a pipe, a descriptor) is written before
+	// any file is replaced: such a write can fail (a full device), and a
+	// replaced file cannot be put back.
 	for i, f := range files {
-		out := outs[i]
-		if out == nil {
-			var err error
-			if out, err = OpenTarget(targets[i], f.Perm, o); err != nil {
-				abort()
-				return err
-			}
-			outs[i] = out
-			if _, err := out.Write(f.Data); err != nil {
-				abort()
-				return err
-			}
+		if outs[i] != nil {
+			continue
 		}
+		out, err := OpenTarget(targets[i], f.Perm, o)
+		if err != nil {
+			abort()
+			return err
+		}
+		outs[i] = out
+		if _, err := out.Write(f.Data); err != nil {
+			abort()
+			return err
+		}
+	}
+	for _, out := range outs {
 		if err := out.Commit(); err != nil {
 			abort()
 			return err
