@@ -7,7 +7,10 @@
 //	go run ./checker/security/testdata/drive -plan PLAN.json -- mcpsnoop --log-dir DIR --label L -- SERVER ARGS...
 //
 // A plan is a JSON array of {"tool": NAME, "args": {...}}; "relist": true
-// in an entry lists the tools again at that point.
+// in an entry lists the tools again at that point, "prompt" gets a prompt
+// and "read" reads a resource. Commands separated by ":::" are served one
+// after the other by this one process (one agent run, two servers); the
+// plan is made with the first.
 package main
 
 import (
@@ -50,13 +53,35 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
+	var cmds [][]string
+	cur := []string{}
+	for _, a := range flag.Args() {
+		if a == ":::" {
+			cmds, cur = append(cmds, cur), []string{}
+			continue
+		}
+		cur = append(cur, a)
+	}
+	cmds = append(cmds, cur)
+	for i, c := range cmds {
+		if i > 0 {
+			plan = nil
+		}
+		if err := drive(ctx, c, plan); err != nil {
+			fmt.Fprintln(os.Stderr, "drive:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// drive runs one server and the plan against it.
+func drive(ctx context.Context, argv []string, plan []step) error {
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = os.Stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpsnoop-fixture-driver", Version: "1.0.0"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "drive: connect:", err)
-		os.Exit(1)
+		return fmt.Errorf("connect: %w", err)
 	}
 	defer cs.Close()
 	caps := cs.InitializeResult().Capabilities
@@ -94,6 +119,7 @@ func main() {
 		}
 	}
 	listTools(ctx, cs, caps)
+	return nil
 }
 
 func listTools(ctx context.Context, cs *mcp.ClientSession, caps *mcp.ServerCapabilities) {
