@@ -39,7 +39,7 @@ var hiddenInstruction = []*regexp.Regexp{
 // (.env and friends appear in ordinary READMEs and listings).
 var (
 	privateFile       = regexp.MustCompile(`(?i)(?:~|\$HOME|%USERPROFILE%)?[/\\]?\.ssh\b(?:[/\\][\w.-]+)?|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'` + "`" + `(/\\])\.env\b(?:\.(?:local|production|prod|development))?|\.aws[/\\]credentials\b|\.netrc\b|\.npmrc\b|\.pgpass\b|\.git-credentials\b|\bmcp\.json\b|\bclaude_desktop_config\.json\b|/etc/shadow\b|\.kube[/\\]config\b|\.docker[/\\]config\.json\b`)
-	privateFileResult = regexp.MustCompile(`(?i)\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws[/\\]credentials\b|\.git-credentials\b|\bmcp\.json\b|\bclaude_desktop_config\.json\b|/etc/shadow\b`)
+	privateFileResult = regexp.MustCompile(`(?i)\.ssh\b(?:[/\\][\w.-]+)?|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws[/\\]credentials\b|\.git-credentials\b|\bmcp\.json\b|\bclaude_desktop_config\.json\b|/etc/shadow\b`)
 	readVerb          = regexp.MustCompile(`(?i)\b(?:read|open|cat|include|send|pass|provide|upload|attach|fetch|load|access|print|output|return|leak|share|dump)\b`)
 )
 
