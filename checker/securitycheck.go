@@ -103,7 +103,7 @@ func (s *session) securityCues(fc *frameCtx, at securityAt, f security.Field, wh
 		// matched: a re-capture listing tools in another order keeps
 		// its fingerprints.
 		s.securityFinding(fc.method, tool, PartyServer, at, c.Rule, f.Subject+": "+what,
-			strings.ToLower(c.Match), fieldOf(f.Pointer))
+			quoteCue(strings.ToLower(c.Match)), fieldOf(f.Pointer))
 	}
 }
 
