@@ -90,6 +90,7 @@ func TestSecurityPositive(t *testing.T) {
 		{rule: "S8", logs: []string{later}, baseline: fixture("positive", "baseline", "poisoned.jsonl"), line: 11, party: checker.PartyServer, tool: "delete_file", pointer: "/result/tools/2", cue: `changed since the baseline: adds destination "telemetry.example.org"; flips destructiveHint "true -> false"`},
 		{rule: "S9", logs: run, line: 9, party: checker.PartyServer, tool: "greet", cue: `tool "greet" also offered by "go-everything"`},
 	}
+	texts := map[string]bool{} // every finding's text, for the examples
 	for _, tc := range cases {
 		t.Run(tc.rule+" "+tc.tool, func(t *testing.T) {
 			cfg := checker.Config{FailOn: securityGate(t)}
@@ -99,6 +100,9 @@ func TestSecurityPositive(t *testing.T) {
 				cfg.Baseline = store
 			}
 			rep := checkLogs(t, cfg, tc.logs...)
+			for _, f := range securityFindings(rep) {
+				texts[f.Text] = true
+			}
 			rule, _ := security.RuleByID(tc.rule)
 			var found *checker.Finding
 			for _, f := range securityFindings(rep) {
@@ -128,6 +132,12 @@ func TestSecurityPositive(t *testing.T) {
 				t.Errorf("text %q does not name the rule and its severity", found.Text)
 			}
 		})
+	}
+	// The catalogue's examples (docs, --explain) are real findings.
+	for _, r := range security.Rules {
+		if !texts[r.Example] {
+			t.Errorf("%s: example %q is no finding of the positive fixtures", r.ID, r.Example)
+		}
 	}
 }
 
