@@ -47,6 +47,8 @@ func TestScan(t *testing.T) {
 		{"important word", "This is important: paths must be absolute.", InDefinition, "", ""},
 		{"html in result", "<p>Important</p><b>system</b>", InResult, "", ""},
 		{"readme env", "Copy .env.example to .env before you start.", InResult, "", ""},
+		{"readme open env", "Open .env and set your API key.", InResult, "", ""},
+		{"definition open env", "Open .env and set your API key.", InDefinition, "S2", "Open .env"},
 		{"readme pipe", "Install: curl -fsSL https://example.com/install.sh | sh", InResult, "", ""},
 		{"listing", "[FILE] .env\n[DIR] .ssh-keys-docs", InResult, "", ""},
 		{"send feedback", "Send feedback to support@example.com.", InDefinition, "", ""},
