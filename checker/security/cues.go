@@ -2,6 +2,7 @@ package security
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -82,26 +83,119 @@ func Scan(text string, where Where, own map[string]bool) []Cue {
 	if len(text) < 4 {
 		return nil
 	}
+	// Each rule's expressions run only on windows around where its
+	// literals occur: a long tool result costs a few substring searches,
+	// not a dozen case-insensitive regular expressions over all of it.
+	lower := lowerASCII(text)
 	var out []Cue
-	if m := firstOf(hiddenInstruction, text); m != "" {
-		out = append(out, Cue{Rule: "S1", Why: "hidden instruction", Match: m})
-	}
-	if c, ok := privateFileCue(text, where); ok {
+	if c, ok := within(text, lower, s1Literals, 160, 160, func(w string) (Cue, bool) {
+		if m := firstOf(hiddenInstruction, w); m != "" {
+			return Cue{Rule: "S1", Why: "hidden instruction", Match: m}, true
+		}
+		return Cue{}, false
+	}); ok {
 		out = append(out, c)
 	}
-	if c, ok := exfiltrationCue(text); ok {
+	if c, ok := within(text, lower, s2Literals, 120, 80, func(w string) (Cue, bool) { return privateFileCue(w, where) }); ok {
 		out = append(out, c)
 	}
-	if c, ok := shadowingCue(text, own); ok {
+	if c, ok := within(text, lower, s3Literals, 300, 300, exfiltrationCue); ok {
+		out = append(out, c)
+	}
+	if c, ok := within(text, lower, s4Literals, 16, 160, func(w string) (Cue, bool) { return shadowingCue(w, own) }); ok {
 		out = append(out, c)
 	}
 	if c, ok := HiddenText(text, where); ok {
 		out = append(out, c)
 	}
-	if c, ok := injectionCue(text, where); ok {
+	if c, ok := within(text, lower, s6Literals, 320, 320, func(w string) (Cue, bool) { return injectionCue(w, where) }); ok {
 		out = append(out, c)
 	}
 	return out
+}
+
+// The literals one of which every match of a rule holds, lower-cased.
+var (
+	s1Literals = []string{"important", "system", "instruction", "secret", "hidden", "the user", "this tool"}
+	s2Literals = []string{"ssh", "id_", ".env", ".aws", ".netrc", ".npmrc", ".pgpass", "credentials", "mcp.json", "claude_desktop", "shadow", ".kube", ".docker"}
+	s3Literals = []string{"://", "@"}
+	s4Literals = []string{"when", "before", "after", "if ", "instead"}
+	s6Literals = []string{"ignore", "disregard", "forget", "override", "im_start", "inst]", "<<sys>>", "system", "assistant", "you are now", "instructions", "curl", "wget", "base64", "powershell"}
+)
+
+// maxWindows bounds the windows one rule looks at in one text.
+const maxWindows = 64
+
+// within calls fn on the windows of text (before bytes before and after
+// bytes after each occurrence of a literal in lower, merged where they
+// overlap, widened to the edges of the words they cut) in order, and
+// returns the first cue it finds.
+func within(text, lower string, literals []string, before, after int, fn func(w string) (Cue, bool)) (Cue, bool) {
+	var hits []int
+	for _, l := range literals {
+		for from := 0; len(hits) < maxWindows*4; {
+			k := strings.Index(lower[from:], l)
+			if k < 0 {
+				break
+			}
+			hits = append(hits, from+k)
+			from += k + len(l)
+		}
+	}
+	if len(hits) == 0 {
+		return Cue{}, false
+	}
+	sort.Ints(hits)
+	start, end := -1, -1
+	windows := 0
+	flush := func() (Cue, bool) {
+		windows++
+		return fn(text[wordStart(text, start):wordEnd(text, end)])
+	}
+	for _, h := range hits {
+		ws, we := max(0, h-before), min(len(text), h+after)
+		if start >= 0 && ws <= end {
+			end = max(end, we)
+			continue
+		}
+		if start >= 0 {
+			if c, ok := flush(); ok || windows >= maxWindows {
+				return c, ok
+			}
+		}
+		start, end = ws, we
+	}
+	return flush()
+}
+
+// wordStart moves i back to the start of the word it is in.
+func wordStart(s string, i int) int {
+	for n := 0; i > 0 && n < 64 && !boundary(s[i-1]); n++ {
+		i--
+	}
+	return i
+}
+
+// wordEnd moves i forward to the end of the word it is in.
+func wordEnd(s string, i int) int {
+	for n := 0; i < len(s) && n < 64 && !boundary(s[i]); n++ {
+		i++
+	}
+	return i
+}
+
+func boundary(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+// lowerASCII lower-cases ASCII letters only, so that byte offsets in the
+// result are those of s.
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func firstOf(res []*regexp.Regexp, text string) string {
