@@ -137,6 +137,7 @@ func (s *session) observeBaseline(defs []tooldef.Tool) BaselineResult {
 		}
 	default:
 		r.Drift, r.Unverified = tooldef.Diff(obs.Tools, defs, obs.Version)
+		s.securityBaseline(obs.Tools)
 		if red := s.e.cfg.RedactText; red != nil {
 			for i := range r.Drift {
 				redactDrift(&r.Drift[i], red)

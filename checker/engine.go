@@ -55,6 +55,10 @@ type Config struct {
 	// when wire is in FailOn; otherwise it is skipped (it is the costly
 	// part of a check).
 	Wire bool
+	// Security runs the security rules (S1...) and counts the security
+	// signal without gating on it. They also run when security is in
+	// FailOn.
+	Security bool
 	// RedactText, when set, is applied to the text a finding quotes: a
 	// server's error message, and a tool definition's old and new values
 	// in a drift (the baseline's were stored as recorded). check passes
@@ -94,6 +98,7 @@ type Engine struct {
 	findings findingSet
 	wire     bool // validate frames against the schema (wire signal)
 	pool     *wirePool
+	security bool // run the security rules (security signal)
 
 	// The tool assertions, and the tools they name (what sessions watch
 	// for).
@@ -121,6 +126,7 @@ func New(cfg Config) *Engine {
 		sessions: map[string]*session{},
 		findings: findingSet{limit: cfg.MaxFindings},
 		wire:     cfg.Wire || gate[SignalWire],
+		security: cfg.Security || gate[SignalSecurity],
 	}
 	if e.wire {
 		e.pool = newWirePool()
@@ -183,7 +189,7 @@ func (e *Engine) Report() *Report {
 	if e.pool != nil {
 		e.pool.flush()
 	}
-	rep := &Report{FailOn: append([]Signal(nil), e.cfg.FailOn...), Verdict: Passed, Wire: e.wire, Blame: append([]Party(nil), BlameParties...)}
+	rep := &Report{FailOn: append([]Signal(nil), e.cfg.FailOn...), Verdict: Passed, Wire: e.wire, Security: e.security, Blame: append([]Party(nil), BlameParties...)}
 	if e.cfg.Blame != nil {
 		rep.Blame = append([]Party(nil), e.cfg.Blame...)
 	}
@@ -209,6 +215,7 @@ func (e *Engine) Report() *Report {
 		}
 	}
 	rep.Runs, rep.Solo = buildRuns(e.order, rep.Sessions)
+	e.toolNameConflicts(rep)
 	e.toolAssertions(rep)
 	known := e.judgeKnown(rep)
 	for i, s := range e.order {

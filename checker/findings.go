@@ -28,6 +28,7 @@ const (
 	rankLateResult
 	rankPending
 	rankWire
+	rankSecurity
 )
 
 // findingInput is what a rule hands addFinding.
@@ -52,6 +53,7 @@ type findingInput struct {
 	rules       []RuleRef
 	hits        bool // count rules among the session's rule hits once reported
 	wire        *wire.Finding
+	security    *SecurityDetail
 }
 
 // keptFinding is a finding plus what orders it.
@@ -211,7 +213,7 @@ func (s *session) addFinding(in findingInput) {
 		Finding: Finding{
 			Signal: in.signal, RuleID: rule, Level: level, Party: in.party, SessionID: s.id,
 			Method: method, Tool: tool, Kind: in.kind, Message: msg, Text: text,
-			Rules: in.rules, Wire: in.wire,
+			Rules: in.rules, Wire: in.wire, Security: in.security,
 		},
 		input: s.input, session: s.index, phase: in.phase, ordinal: in.ordinal, rank: in.rank,
 		tuple: tuple, occurrence: occ,

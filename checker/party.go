@@ -109,4 +109,5 @@ var SignalParty = map[Signal]string{
 	SignalIncomplete: "transport",
 	SignalSchema:     "server",
 	SignalWire:       "sender",
+	SignalSecurity:   "server (what a server told the model); sender for a credential (the side that sent it)",
 }

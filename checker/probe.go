@@ -163,6 +163,7 @@ func (c *Counters) add(after, before Counters) {
 	c.Deprecated += after.Deprecated - before.Deprecated
 	c.MissingFrames += after.MissingFrames - before.MissingFrames
 	c.WireFindings += after.WireFindings - before.WireFindings
+	c.SecurityFindings += after.SecurityFindings - before.SecurityFindings
 }
 
 // sub takes d off c.
@@ -176,4 +177,5 @@ func (c *Counters) sub(d Counters) {
 	c.Deprecated -= d.Deprecated
 	c.MissingFrames -= d.MissingFrames
 	c.WireFindings -= d.WireFindings
+	c.SecurityFindings -= d.SecurityFindings
 }

@@ -55,6 +55,9 @@ type Report struct {
 	// schema (wire gated, or Config.Wire): only then do reports show the
 	// wire signal.
 	Wire bool
+	// Security is true when the security rules ran (security gated, or
+	// Config.Security): only then do reports show the security signal.
+	Security bool
 	// Known says how the accepted findings of Config.Known fared; nil
 	// when none were given.
 	Known *KnownSummary
@@ -132,6 +135,9 @@ type SessionReport struct {
 	// Wire is what schema validation said about the session; nil when
 	// validation did not run.
 	Wire *WireSummary
+	// Security counts the session's security findings by rule; nil when
+	// the security rules did not run.
+	Security *SecuritySummary
 }
 
 // Traffic counts a session's frames by kind.
@@ -238,6 +244,11 @@ type Counters struct {
 	// counted only when validation ran (SessionReport.Wire is set), and the
 	// JSON report shows it only then.
 	WireFindings int `json:"-"`
+	// SecurityFindings counts the security findings the gate can fail on
+	// (S9's notes aside). Counted only when the security rules ran
+	// (SessionReport.Security is set), and the JSON report shows it only
+	// then.
+	SecurityFindings int `json:"-"`
 }
 
 // Count returns the counter behind a signal.
@@ -265,6 +276,8 @@ func (c Counters) Count(s Signal) int {
 		return c.SchemaFindings
 	case SignalWire:
 		return c.WireFindings
+	case SignalSecurity:
+		return c.SecurityFindings
 	}
 	return 0
 }
@@ -329,6 +342,8 @@ type Finding struct {
 	Rules []RuleRef
 	// Wire is the schema problem of a wire finding.
 	Wire *wire.Finding
+	// Security is what a security finding found.
+	Security *SecurityDetail
 }
 
 // Rule is the rule a finding is reported under: RuleID, or its signal's

@@ -82,6 +82,7 @@ type session struct {
 
 	rev      revisionState
 	wire     wireState
+	sec      securityState
 	ruleHits ruleHits
 }
 
@@ -221,6 +222,7 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	s.frameRules(fc)
 	s.deprecation(fc)
 	s.wireRules(fc)
+	s.securityRules(fc)
 }
 
 // withheld handles a message whose body redaction gave up on
@@ -337,6 +339,7 @@ func (s *session) close() *SessionReport {
 	}
 	s.toolFindings(sr)
 	sr.Wire = s.wireSummary()
+	sr.Security = s.securitySummary()
 	sr.RuleHits = s.ruleHits.sorted()
 	sr.Assertions = s.asserts.evaluate(s.e.cfg)
 	for _, a := range sr.Assertions {

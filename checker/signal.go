@@ -23,6 +23,10 @@ const (
 	// session's protocol revision. Validation is opt in: it runs only when
 	// wire is gated or Config.Wire asks for it.
 	SignalWire Signal = "wire"
+	// SignalSecurity counts what the security rules (S1...) found in what
+	// servers told the model and in credentials either side sent. Opt in:
+	// the rules run only when security is gated or Config.Security asks.
+	SignalSecurity Signal = "security"
 )
 
 // AllSignals lists every signal in report order, the order failed signals
@@ -30,7 +34,7 @@ const (
 var AllSignals = []Signal{
 	SignalError, SignalInvalid, SignalWarn, SignalMismatch, SignalPending,
 	SignalLateResult, SignalDrift, SignalDeprecated, SignalIncomplete, SignalSchema,
-	SignalWire,
+	SignalWire, SignalSecurity,
 }
 
 // DefaultFailOn is the gate when --fail-on is not given.
@@ -58,7 +62,7 @@ func ParseFailOn(value string) ([]Signal, error) {
 	for _, part := range strings.Split(value, ",") {
 		name := Signal(strings.TrimSpace(part))
 		if !isSignal(name) {
-			return nil, fmt.Errorf("--fail-on must be none, or contain error, invalid, warn, mismatch, pending, late-result, drift, deprecated, incomplete, schema, or wire, got %q", part)
+			return nil, fmt.Errorf("--fail-on must be none, or contain error, invalid, warn, mismatch, pending, late-result, drift, deprecated, incomplete, schema, wire, or security, got %q", part)
 		}
 		set[name] = true
 	}

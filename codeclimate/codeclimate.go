@@ -111,7 +111,7 @@ func Issues(rep *checker.Report, opts Options) ([]Issue, error) {
 			Party:       string(f.Party),
 			CheckName:   f.Rule(),
 			Fingerprint: fingerprint(key, seen),
-			Severity:    severity(f.Level),
+			Severity:    severity(f),
 			Location:    Location{Path: p, Lines: Lines{Begin: max(f.Line, 1)}},
 		})
 	}
@@ -150,12 +150,22 @@ func Write(w io.Writer, rep *checker.Report, opts Options) error {
 }
 
 // severity maps a finding's level: what fails the gate (gated signals and
-// assertions) is major, an ungated observation is info.
-func severity(l checker.Level) string {
-	if l == checker.LevelError {
-		return SeverityMajor
+// assertions) is major, an ungated observation is info. A gated security
+// finding keeps its rule's severity: critical stays critical, high is
+// major, medium and low are minor, so the merge request widget ranks them.
+func severity(f *checker.Finding) string {
+	if f.Level != checker.LevelError {
+		return SeverityInfo
 	}
-	return SeverityInfo
+	if f.Security != nil {
+		switch f.Security.Severity {
+		case "critical":
+			return SeverityCritical
+		case "medium", "low":
+			return SeverityMinor
+		}
+	}
+	return SeverityMajor
 }
 
 // fingerprint is 32 hex digits of sha256 over key and how often key came

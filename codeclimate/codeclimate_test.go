@@ -216,14 +216,31 @@ func TestWorkDirAndOutsidePaths(t *testing.T) {
 	}
 }
 
-// TestSeverity: what fails the gate is major, an observation is info.
+// TestSeverity: what fails the gate is major, an observation is info; a
+// gated security finding keeps its rule's rank.
 func TestSeverity(t *testing.T) {
-	if severity(checker.LevelError) != SeverityMajor || severity(checker.LevelNote) != SeverityInfo {
-		t.Error("severity mapping changed")
+	sec := func(level checker.Level, sev string) *checker.Finding {
+		return &checker.Finding{Level: level, Signal: checker.SignalSecurity, Security: &checker.SecurityDetail{Severity: sev}}
 	}
-	for _, s := range []string{severity(checker.LevelError), severity(checker.LevelNote)} {
-		if !slices.Contains(Severities, s) {
-			t.Errorf("%q is not a Code Quality severity", s)
+	cases := []struct {
+		f    *checker.Finding
+		want string
+	}{
+		{&checker.Finding{Level: checker.LevelError}, SeverityMajor},
+		{&checker.Finding{Level: checker.LevelNote}, SeverityInfo},
+		{sec(checker.LevelError, "critical"), SeverityCritical},
+		{sec(checker.LevelError, "high"), SeverityMajor},
+		{sec(checker.LevelError, "medium"), SeverityMinor},
+		{sec(checker.LevelError, "low"), SeverityMinor},
+		{sec(checker.LevelNote, "critical"), SeverityInfo},
+	}
+	for i, tc := range cases {
+		got := severity(tc.f)
+		if got != tc.want {
+			t.Errorf("case %d: severity %q, want %q", i, got, tc.want)
+		}
+		if !slices.Contains(Severities, got) {
+			t.Errorf("%q is not a Code Quality severity", got)
 		}
 	}
 }

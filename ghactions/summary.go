@@ -60,7 +60,8 @@ var counterColumns = []struct {
 	{"deprecated", checker.SignalDeprecated},
 	{"missing frames", checker.SignalIncomplete},
 	{"schema", checker.SignalSchema},
-	{"wire", checker.SignalWire}, // only when schema validation ran
+	{"wire", checker.SignalWire},         // only when schema validation ran
+	{"security", checker.SignalSecurity}, // only when the security rules ran
 }
 
 // Summary renders the job summary: a headline with the verdict and the
@@ -185,7 +186,7 @@ func sessionSection(s *checker.SessionReport, failing []*checker.Finding, opts O
 
 	var heads, aligns, cells []string
 	for _, c := range counterColumns {
-		if c.signal == checker.SignalWire && s.Wire == nil {
+		if (c.signal == checker.SignalWire && s.Wire == nil) || (c.signal == checker.SignalSecurity && s.Security == nil) {
 			continue
 		}
 		n := strconv.Itoa(s.Counters.Count(c.signal))

@@ -33,6 +33,7 @@ var nouns = map[checker.Signal][2]string{
 	checker.SignalIncomplete: {"dropped frame", "dropped frames"},
 	checker.SignalSchema:     {"schema finding", "schema findings"},
 	checker.SignalWire:       {"frame breaking the schema", "frames breaking the schema"},
+	checker.SignalSecurity:   {"security finding", "security findings"},
 }
 
 // noun returns the word for count things of signal s.
@@ -82,8 +83,9 @@ func addParties(props caseProperties, name string, listed []*checker.Finding) {
 
 // buildSuite returns one session's testsuite: a skipped "<sid>/baseline"
 // case when the run recorded the session's first-seen baseline, the 10
-// signal testcases in checker.AllSignals order (11 with wire, when schema
-// validation ran), then the assertions testcase.
+// signal testcases in checker.AllSignals order (plus wire when schema
+// validation ran, and security when the security rules did), then the
+// assertions testcase.
 func buildSuite(rep *checker.Report, s *checker.SessionReport, found []*checker.Finding, opts Options, props caseProperties) junit.Testsuite {
 	suite := junit.Testsuite{Name: s.ID, Time: zeroTime}
 	for _, id := range s.RunIDs {
@@ -112,14 +114,17 @@ func buildSuite(rep *checker.Report, s *checker.SessionReport, found []*checker.
 }
 
 // reportedSignals are the signals a report has a testcase for: all of
-// them, wire only when schema validation ran (otherwise nothing counted
-// it, and a report without it reads as before).
+// them, wire only when schema validation ran and security only when the
+// security rules did (otherwise nothing counted them, and a report
+// without them reads as before).
 func reportedSignals(rep *checker.Report) []checker.Signal {
 	out := make([]checker.Signal, 0, len(checker.AllSignals))
 	for _, sig := range checker.AllSignals {
-		if sig != checker.SignalWire || rep.Wire {
-			out = append(out, sig)
+		switch {
+		case sig == checker.SignalWire && !rep.Wire, sig == checker.SignalSecurity && !rep.Security:
+			continue
 		}
+		out = append(out, sig)
 	}
 	return out
 }

@@ -51,6 +51,9 @@ type jsonSession struct {
 	SchemaFindings []checker.SchemaFinding `json:"schema_findings"`
 	// Wire is what schema validation said; present only when it ran.
 	Wire *checker.WireSummary `json:"wire,omitempty"`
+	// Security counts the security findings by rule; present only when
+	// the security rules ran.
+	Security *checker.SecuritySummary `json:"security,omitempty"`
 }
 
 // jsonCounters are the session's counters, plus wire_findings when schema
@@ -58,6 +61,8 @@ type jsonSession struct {
 type jsonCounters struct {
 	checker.Counters
 	WireFindings *int `json:"wire_findings,omitempty"`
+	// SecurityFindings is present only when the security rules ran.
+	SecurityFindings *int `json:"security_findings,omitempty"`
 }
 
 type jsonSource struct {
@@ -88,6 +93,9 @@ type jsonFinding struct {
 	// Wire is a wire finding's schema problem: revision, definition, and
 	// the failing instance locations (JSON pointers) and keywords.
 	Wire *wire.Finding `json:"wire,omitempty"`
+	// Security is a security finding's rule, severity, JSON pointer and
+	// cue.
+	Security *checker.SecurityDetail `json:"security,omitempty"`
 }
 
 // jsonAssertion is an assertion with the session that holds it: for one
@@ -119,7 +127,7 @@ func WriteJSON(w io.Writer, rep *checker.Report) error {
 			Counters: countersJSON(s), FailedSignals: nonNil(s.FailedSignals), Parties: nonNil(s.Parties),
 			Tools: nonNil(s.Tools), Interactions: nonNil(s.Interactions), InteractionsTruncated: s.InteractionsTruncated, Elicitations: nonNil(s.Elicitations), ElicitationsTruncated: s.ElicitationsTruncated,
 			Baseline: baselineJSON(s.Baseline), SchemaFindings: nonNil(s.SchemaFindings),
-			Wire: s.Wire,
+			Wire: s.Wire, Security: s.Security,
 		})
 		for _, a := range s.Assertions {
 			out.Assertions = append(out.Assertions, jsonAssertion{AssertionResult: a, SessionID: s.ID})
@@ -134,7 +142,7 @@ func WriteJSON(w io.Writer, rep *checker.Report) error {
 			Signal: signal, RuleID: f.RuleID, Level: f.Level, Party: f.Party, SessionID: f.SessionID,
 			Seq: f.Seq, Line: f.Line, Path: f.Path, Method: f.Method, Tool: f.Tool,
 			Kind: f.Kind, Message: f.Message, Fingerprint: f.Fingerprint, Known: f.Known,
-			Rules: f.Rules, Wire: f.Wire,
+			Rules: f.Rules, Wire: f.Wire, Security: f.Security,
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -155,12 +163,17 @@ func baselineJSON(b checker.BaselineResult) checker.BaselineResult {
 	return b
 }
 
-// countersJSON adds wire_findings to the counters when validation ran.
+// countersJSON adds wire_findings to the counters when validation ran, and
+// security_findings when the security rules did.
 func countersJSON(s *checker.SessionReport) jsonCounters {
 	c := jsonCounters{Counters: s.Counters}
 	if s.Wire != nil {
 		n := s.Counters.WireFindings
 		c.WireFindings = &n
+	}
+	if s.Security != nil {
+		n := s.Counters.SecurityFindings
+		c.SecurityFindings = &n
 	}
 	return c
 }

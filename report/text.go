@@ -51,6 +51,7 @@ func WriteText(w io.Writer, rep *checker.Report, opts TextOptions) error {
 			}
 		}
 		writeWire(bw, s, opts.Verbose)
+		writeSecurity(bw, s)
 		if len(s.FailedSignals) > 0 {
 			names := make([]string, len(s.FailedSignals))
 			for i, sig := range s.FailedSignals {

@@ -1,7 +1,10 @@
 package sarif
 
 import (
+	"strings"
+
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/security"
 	gosarif "github.com/owenrumney/go-sarif/v2/sarif"
 )
 
@@ -16,13 +19,59 @@ type rule struct {
 	// results name their own sections (see addResultRules).
 	helpURI string
 	// optional rules are declared only in logs that can hold their
-	// results: the wire rule, when schema validation ran.
-	optional bool
+	// results: the wire rule, when schema validation ran; the security
+	// rules (secure), when they ran.
+	optional, secure bool
+	// severity and tags are the properties code scanning ranks and
+	// groups security alerts by (security-severity, tags).
+	severity string
+	tags     []string
+}
+
+// declared says which optional rules a log declares.
+type declared struct{ wire, security bool }
+
+// declares reports whether a log of d declares r.
+func (d declared) declares(r rule) bool {
+	switch {
+	case r.optional:
+		return d.wire
+	case r.secure:
+		return d.security
+	}
+	return true
 }
 
 // rules are declared in this order in every log; a rule's ruleIndex is its
-// position here.
-var rules = []rule{
+// position here among the rules the log declares.
+var rules = append(baseRules, securityRules()...)
+
+// securityRules are the security catalogue's rules, mcpsnoop/security/S1
+// and on, each with its severity score and tags (security, its CWE) so
+// that code scanning ranks the alerts.
+func securityRules() []rule {
+	out := make([]rule, len(security.Rules))
+	for i, r := range security.Rules {
+		tags := []string{"security"}
+		if r.CWE != "" {
+			tags = append(tags, "external/cwe/"+strings.ToLower(r.CWE))
+		}
+		out[i] = rule{
+			id: security.RulePrefix + r.ID, name: r.Name, secure: true,
+			helpURI:  SecurityCatalogURI + "#" + strings.ToLower(r.ID),
+			short:    r.ID + ": " + strings.ToUpper(r.Title[:1]) + r.Title[1:],
+			full:     "Looks at " + r.Looks + ". Severity " + r.Severity + ".",
+			help:     r.Help + " Runs only with --fail-on security or --security.",
+			severity: r.Score, tags: tags,
+		}
+	}
+	return out
+}
+
+// SecurityCatalogURI is the reference page of the security rules.
+const SecurityCatalogURI = InformationURI + "/blob/main/docs/reference/security.md"
+
+var baseRules = []rule{
 	{
 		id: checker.SignalError.RuleID(), name: "CallError", helpURI: checker.SpecBase + "2026-07-28/basic/index#error-responses",
 		short: "A call ended in an error",
@@ -108,30 +157,35 @@ var rules = []rule{
 const RuleCatalogURI = InformationURI + "#the-rule-catalogue"
 
 // addRules registers every rule, in order, with all three texts and its
-// help link; an optional rule only when withOptional.
-func addRules(run *gosarif.Run, withOptional bool) {
+// help link; an optional rule only when d declares it.
+func addRules(run *gosarif.Run, d declared) {
 	for _, r := range rules {
-		if r.optional && !withOptional {
+		if !d.declares(r) {
 			continue
 		}
-		d := run.AddRule(r.id).
+		rd := run.AddRule(r.id).
 			WithName(r.name).
 			WithDescription(r.short).
 			WithFullDescription(gosarif.NewMultiformatMessageString(r.full)).
 			WithTextHelp(r.help)
 		if r.helpURI != "" {
-			d.WithHelpURI(r.helpURI)
+			rd.WithHelpURI(r.helpURI)
+		}
+		if r.severity != "" {
+			pb := gosarif.NewPropertyBag()
+			pb.Add("security-severity", r.severity)
+			pb.Add("tags", r.tags)
+			rd.AttachPropertyBag(pb)
 		}
 	}
 }
 
 // ruleIndex is the position of rule id among the rules declared in a log
-// that does (withOptional) or does not hold the optional ones, or -1 when
-// it is not declared.
-func ruleIndex(id string, withOptional bool) int {
+// of d, or -1 when it is not declared.
+func ruleIndex(id string, d declared) int {
 	i := 0
 	for _, r := range rules {
-		if r.optional && !withOptional {
+		if !d.declares(r) {
 			continue
 		}
 		if r.id == id {

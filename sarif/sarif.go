@@ -109,7 +109,11 @@ func build(rep *checker.Report, opts Options, limit int) (*gosarif.Report, error
 	}
 	run := gosarif.NewRunWithInformationURI(ToolName, InformationURI)
 	run.Tool.Driver.WithVersion(version)
-	addRules(run, rep != nil && rep.Wire)
+	decl := declared{}
+	if rep != nil {
+		decl = declared{wire: rep.Wire, security: rep.Security}
+	}
+	addRules(run, decl)
 	doc.AddRun(run)
 
 	if rep == nil {
@@ -118,7 +122,7 @@ func build(rep *checker.Report, opts Options, limit int) (*gosarif.Report, error
 	// Check every finding, not only those that survive the cap, so that an
 	// engine bug fails the same way whatever the count.
 	for i := range rep.Findings {
-		if err := checkFinding(&rep.Findings[i], rep.Wire); err != nil {
+		if err := checkFinding(&rep.Findings[i], decl); err != nil {
 			return nil, err
 		}
 	}
@@ -171,9 +175,9 @@ const KnownProperty = "mcpsnoop/known"
 
 // checkFinding refuses what SARIF cannot express: a rule that is not
 // declared (go-sarif would write ruleIndex 2^64-1) or an unknown level.
-func checkFinding(f *checker.Finding, wire bool) error {
+func checkFinding(f *checker.Finding, decl declared) error {
 	id := f.Rule()
-	if ruleIndex(id, wire) < 0 {
+	if ruleIndex(id, decl) < 0 {
 		return fmt.Errorf("sarif: session %s frame %d: unknown rule id %q", f.SessionID, f.Seq, id)
 	}
 	if !slices.Contains(levelOrder, string(f.Level)) {

@@ -54,7 +54,7 @@ func TestWireRuleAndSpecLinks(t *testing.T) {
 	}
 	declared := doc.Runs[0].Tool.Driver.Rules
 	last := declared[len(declared)-1]
-	if len(declared) != len(rules) || last.ID != "mcpsnoop/wire" || last.HelpURI != "https://modelcontextprotocol.io/specification/2026-07-28/schema" {
+	if len(declared) != len(baseRules) || last.ID != "mcpsnoop/wire" || last.HelpURI != "https://modelcontextprotocol.io/specification/2026-07-28/schema" {
 		t.Errorf("rules: %d, last %+v", len(declared), last)
 	}
 	for i, r := range declared[:len(declared)-1] {
@@ -81,8 +81,8 @@ func TestWireRuleAndSpecLinks(t *testing.T) {
 	}
 	json.Unmarshal(buf.Bytes(), &doc)
 	declared = doc.Runs[0].Tool.Driver.Rules
-	if len(declared) != len(rules)-1 {
-		t.Fatalf("%d rules without validation, want %d", len(declared), len(rules)-1)
+	if len(declared) != len(baseRules)-1 {
+		t.Fatalf("%d rules without validation, want %d", len(declared), len(baseRules)-1)
 	}
 	links := map[string]string{}
 	for _, r := range declared {

@@ -42,6 +42,7 @@ type checkOptions struct {
 	redact      redactFlags
 	github      githubOptions
 	wire        bool
+	security    bool
 	explain     string
 	known       string
 	writeKnown  string
@@ -77,7 +78,7 @@ nothing, and an accepted finding of a checked server that no longer occurs
 fails the check until the file is rewritten.
 
 Signals for --fail-on: error, invalid, warn, mismatch, pending, late-result,
-drift, deprecated, incomplete, schema, wire; or none, to gate on the
+drift, deprecated, incomplete, schema, wire, security; or none, to gate on the
 assertions only. Every signal is counted; only the gated ones fail the run.
 
 Every finding names who is at fault: server, client, transport, or run (an
@@ -88,7 +89,11 @@ in every report, marked as not gated; assertions are judged whatever
 --blame says. --explain signals lists each signal's party.
 wire (every frame validated against the MCP JSON schema of its session's
 protocol revision) runs only when gated or asked for with --wire, as it
-costs time. --explain RULE says what a rule checks and
+costs time. security (rules S1-S9: hidden instructions, private-file
+requests, exfiltration destinations, tool shadowing, hidden text and prompt
+injection in what servers told the model, credentials in traffic either
+way, rug pulls; offline pattern rules, no model judging) runs only when
+gated or asked for with --security. --explain RULE says what a rule checks and
 which section of the specification it enforces.
 
 Exit codes: 0 passed, 1 a gated signal or an assertion failed, 2 nothing was
@@ -101,6 +106,7 @@ stdout). With --write-known, 0 once the file is written.`,
   mcpsnoop check --run latest --expect-tool github:search_issues --forbid-tool delete_repo
   mcpsnoop check --write-known .mcpsnoop/known.txt logs/ && mcpsnoop check --known .mcpsnoop/known.txt logs/
   mcpsnoop check --fail-on error,invalid,warn,wire run.jsonl
+  mcpsnoop check --fail-on error,invalid,warn,security --format sarif logs/ > security.sarif
   mcpsnoop check --blame server --format junit conformance-run/ > results.xml
   mcpsnoop check --explain W24`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -130,7 +136,8 @@ stdout). With --write-known, 0 once the file is written.`,
 	o.redact.register(f)
 	o.github.addFlags(f)
 	f.BoolVar(&o.wire, "wire", false, "validate every frame against the JSON schema of its protocol revision and count the wire signal, without gating on it")
-	f.StringVar(&o.explain, "explain", "", "print what a rule checks (W1-W49, M1, wire; all lists them) and the spec section it enforces, and exit")
+	f.BoolVar(&o.security, "security", false, "run the security rules (S1-S9) and count the security signal, without gating on it")
+	f.StringVar(&o.explain, "explain", "", "print what a rule checks (W1-W49, M1, wire, S1-S9; all lists them) and the spec section it enforces, and exit")
 	f.StringVar(&o.known, "known", "", "accept the findings this file lists (SARIF fingerprints, as --write-known writes them): notes that fail nothing; a listed finding of a checked server that no longer occurs fails the check")
 	f.StringVar(&o.writeKnown, "write-known", "", "write every finding of this check to this file as accepted (- for standard output), keeping the entries of servers it did not check; exits 0 once written")
 	f.IntVar(&o.jobs, "jobs", 0, "read at most this many log files at once (0: one per core, as many as half the memory budget (GOMEMLIMIT, else half the memory) holds for the largest log; 1: one after another); never more than the open-file limit allows, and all share the budget; the report is the same either way")
@@ -222,6 +229,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		Baseline: checkBaselines(o.baselineDir),
 		Sessions: sessions,
 		Wire:     validate,
+		Security: o.security || slices.Contains(failOn, checker.SignalSecurity),
 		Known:    knownSet, Fingerprints: o.writeKnown != "",
 	}
 	if red != nil {

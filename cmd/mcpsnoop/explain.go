@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/security"
 	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 	"github.com/mcpsnoop/mcpsnoop/report"
 	"github.com/spf13/cobra"
@@ -17,7 +18,9 @@ import (
 // transports it is judged for, the spec section it enforces per revision,
 // and an example finding. "all" lists the catalogue, one rule a line;
 // "signals" lists the signals and whom each blames; a signal's name says
-// that of one signal (warn and mismatch list their rules too).
+// that of one signal (warn, mismatch and security list their rules too).
+// The security rules (S1...) are explained from their own catalogue,
+// package checker/security.
 
 func runExplain(cmd *cobra.Command, args []string, id string) error {
 	if len(args) > 0 {
@@ -31,6 +34,9 @@ func runExplain(cmd *cobra.Command, args []string, id string) error {
 		for _, r := range checker.Rules() {
 			fmt.Fprintf(&w, "%-5s %-8s %-6s %-22s %s\n", r.ID, r.Signal, r.Party, revisionSpan(&r), report.RuleText(r.Text))
 		}
+		for _, r := range security.Rules {
+			fmt.Fprintf(&w, "%-5s %-8s %-6s %-22s %s (%s)\n", r.ID, checker.SignalSecurity, securityParty(r.ID), "all revisions", r.Title, r.Severity)
+		}
 	case "signals":
 		for _, sig := range checker.AllSignals {
 			fmt.Fprintf(&w, "%-12s %s\n", sig, checker.SignalParty[sig])
@@ -43,14 +49,23 @@ func runExplain(cmd *cobra.Command, args []string, id string) error {
 				fmt.Fprintf(&w, "%-5s %-6s %s\n", r.ID, r.Party, report.RuleText(r.Text))
 			}
 		}
+	case string(checker.SignalSecurity):
+		fmt.Fprintf(&w, "%s: party %s; opt in (--fail-on security or --security)\n", checker.SignalSecurity, checker.SignalParty[checker.SignalSecurity])
+		for _, r := range security.Rules {
+			fmt.Fprintf(&w, "%-3s %-8s %-6s %s\n", r.ID, r.Severity, securityParty(r.ID), r.Title)
+		}
 	default:
+		if r, ok := security.RuleByID(strings.ToUpper(strings.TrimSpace(id))); ok {
+			writeSecurityExplain(&w, r)
+			break
+		}
 		if sig := checker.Signal(strings.ToLower(strings.TrimSpace(id))); checker.SignalParty[sig] != "" && sig != checker.SignalWire {
 			fmt.Fprintf(&w, "%s: party %s\n", sig, checker.SignalParty[sig])
 			break
 		}
 		r, ok := checker.LookupRule(id)
 		if !ok {
-			return checkFail("--explain: no rule %q; rules are W1 to W49, M1 and wire, signals are named too (--explain all lists the rules, --explain signals the signals)", id)
+			return checkFail("--explain: no rule %q; rules are W1 to W49, M1, wire and S1 to S9, signals are named too (--explain all lists the rules, --explain signals the signals)", id)
 		}
 		writeExplain(&w, &r)
 	}
@@ -128,4 +143,33 @@ func revisionSpan(r *checker.Rule) string {
 		return "all revisions"
 	}
 	return strings.Join(revs, ", ")
+}
+
+// writeSecurityExplain says what a security rule looks for.
+func writeSecurityExplain(w io.Writer, r security.Rule) {
+	fmt.Fprintf(w, "%s: %s\n", r.ID, r.Title)
+	gate := "security (opt in: --fail-on security, or --security to count it without gating)"
+	if r.Note {
+		gate = "security, as notes that never fail the check"
+	}
+	fmt.Fprintf(w, "  signal:    %s\n", gate)
+	fmt.Fprintf(w, "  party:     %s\n", securityParty(r.ID))
+	score := r.Severity + " (security-severity " + r.Score + ")"
+	if r.CWE != "" {
+		score += "; " + r.CWE
+	}
+	fmt.Fprintf(w, "  severity:  %s\n", score)
+	fmt.Fprintf(w, "  sarif:     %s%s\n", security.RulePrefix, r.ID)
+	fmt.Fprintf(w, "  looks at:  %s\n", r.Looks)
+	fmt.Fprintf(w, "  fix:       %s\n", r.Help)
+	fmt.Fprintf(w, "  example:   session s1 line 7: %s\n", r.Example)
+	fmt.Fprintf(w, "  reference: docs/reference/security.md#%s\n", strings.ToLower(r.ID))
+}
+
+// securityParty is whom a security rule's findings blame.
+func securityParty(id string) string {
+	if id == "S7" {
+		return "sender"
+	}
+	return string(checker.PartyServer)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/security"
 )
 
 func TestExplain(t *testing.T) {
@@ -59,7 +60,7 @@ func TestExplain(t *testing.T) {
 			"invalid      sender",
 		}, ""},
 		{[]string{"--explain", "Pending"}, 0, []string{"pending: party the side that owes the answer (server for a client's request)"}, ""},
-		{[]string{"--explain", "W99"}, 2, nil, `mcpsnoop check: --explain: no rule "W99"; rules are W1 to W49, M1 and wire, signals are named too (--explain all lists the rules, --explain signals the signals)` + "\n"},
+		{[]string{"--explain", "W99"}, 2, nil, `mcpsnoop check: --explain: no rule "W99"; rules are W1 to W49, M1, wire and S1 to S9, signals are named too (--explain all lists the rules, --explain signals the signals)` + "\n"},
 		{[]string{"--explain", "W1", "run.jsonl"}, 2, nil, `mcpsnoop check: --explain reads no log, got "run.jsonl"` + "\n"},
 	}
 	for _, tt := range tests {
@@ -78,7 +79,7 @@ func TestExplain(t *testing.T) {
 		}
 	}
 	_, all, _ := checkRun(t, "", "--explain", "all")
-	if n := strings.Count(all, "\n"); n != len(checker.Rules()) || !strings.HasPrefix(all, "W1    warn     sender all revisions          missing jsonrpc=2.0\n") {
+	if n := strings.Count(all, "\n"); n != len(checker.Rules())+len(security.Rules) || !strings.HasPrefix(all, "W1    warn     sender all revisions          missing jsonrpc=2.0\n") {
 		t.Errorf("--explain all: %d lines\n%s", n, all)
 	}
 }
@@ -128,7 +129,7 @@ func TestCheckWireFlags(t *testing.T) {
 		t.Errorf("default: exit %d\n%s", code, stdout)
 	}
 	code, stdout, stderr = checkRun(t, "", "--fail-on", "wires", log)
-	if code != 2 || stdout != "" || !strings.Contains(stderr, "incomplete, schema, or wire, got \"wires\"") {
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "incomplete, schema, wire, or security, got \"wires\"") {
 		t.Errorf("bad --fail-on: exit %d, stderr %q", code, stderr)
 	}
 }

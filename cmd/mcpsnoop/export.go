@@ -30,7 +30,7 @@ func newExportCmd() *cobra.Command {
 	var o exportOptions
 	cmd := &cobra.Command{
 		Use:   "export [LOG|SESSION-ID|DIR|- ...]",
-		Short: "Render session logs as json, text, html, har or otlp",
+		Short: "Render session logs as json, text, html, har, otlp or tools",
 		Long: `Export renders every session in the logs it is given, for other tools and
 for people (-T, case-insensitive):
 
@@ -47,6 +47,9 @@ for people (-T, case-insensitive):
         resource per session, a span per call; a valid _meta.traceparent
         joins the client's trace, else the trace id is derived from the
         run (or the session)
+  tools one JSON line per session, {session, label, tools, prompts,
+        resources}: the definitions its server last listed, as sent, for
+        scanners that read tools/list snapshots
 
 Inputs resolve as for check: log paths, session ids, directories (every *.jsonl
 directly inside) and - for standard input. Without an argument the newest log
@@ -67,6 +70,7 @@ stderr).`,
   mcpsnoop export -T html -o report.html logs/
   mcpsnoop export -T html --run latest -o run.html
   mcpsnoop export -T har -o session.har run.jsonl
+  mcpsnoop export -T tools logs/ | jq -c '{label: .label, tools: [.tools[].name]}'
   mcpsnoop export -T otlp run.jsonl | curl -H 'Content-Type: application/json' --data-binary @- http://localhost:4318/v1/traces`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExport(cmd, args, o)

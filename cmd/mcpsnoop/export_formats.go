@@ -18,6 +18,8 @@ var exportFormats = map[string]func() export.Format{
 	"html": export.NewHTML,
 	"har":  har.New,
 	"otlp": otlp.New,
+	// tools: the definitions each session listed, for other scanners.
+	"tools": export.NewTools,
 }
 
 // lookupExportFormat finds a format by its -T name, case-insensitively and
@@ -32,7 +34,7 @@ func lookupExportFormat(name string) (func() export.Format, error) {
 
 // exportFormatOrder is how help and errors list the formats; names not in
 // it follow in alphabetical order.
-var exportFormatOrder = []string{"json", "html", "text", "har", "otlp"}
+var exportFormatOrder = []string{"json", "html", "text", "har", "otlp", "tools"}
 
 // exportFormatNames lists the registered formats.
 func exportFormatNames() []string {

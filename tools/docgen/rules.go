@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/checker/security"
 	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 	"github.com/mcpsnoop/mcpsnoop/report"
 )
@@ -76,7 +77,37 @@ func rulesPage() []byte {
 	for i := range rules {
 		writeRuleSection(&b, &rules[i], extra)
 	}
+	writeSecurityRules(&b)
 	return []byte(b.String())
+}
+
+// writeSecurityRules lists the security signal's rules (package
+// checker/security), which docs/reference/security.md explains in full.
+func writeSecurityRules(b *strings.Builder) {
+	b.WriteString("\n## The security rules\n\n")
+	b.WriteString("The opt-in `security` signal (`--fail-on security`, or `--security` to count it\n" +
+		"without gating) has rules of its own, one SARIF rule each (`mcpsnoop/security/S<n>`,\n" +
+		"with `security-severity` and `tags`). [Security rules](security.md) says what each\n" +
+		"looks for, what it does not catch, and how to accept a reviewed finding.\n\n")
+	b.WriteString("| rule | severity | security-severity | CWE | finds | party | gated |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range security.Rules {
+		party, gated := "server", "yes"
+		if r.ID == "S7" {
+			party = "sender"
+		}
+		if r.Note {
+			gated = "no (notes)"
+		}
+		cwe := r.CWE
+		if cwe == "" {
+			cwe = "–"
+		}
+		fmt.Fprintf(b, "| [%s](security.md#%s) | %s | %s | %s | %s | %s | %s |\n", r.ID, strings.ToLower(r.ID), r.Severity, r.Score, cwe, cell(r.Title), party, gated)
+	}
+	b.WriteString("\nExamples:\n\n")
+	for _, r := range security.Rules {
+		fmt.Fprintf(b, "- %s\n", code(r.Example))
+	}
 }
 
 // writeRuleTable writes which rules apply to which revisions, and the spec
