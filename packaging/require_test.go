@@ -38,8 +38,8 @@ func TestCIRequiresTheE2EPrerequisites(t *testing.T) {
 			t.Errorf(".ci/run runs an e2e step without MCPSNOOP_E2E_REQUIRE=1, so a missing prerequisite would only skip:\n%s", line)
 		}
 	}
-	if steps != 2 {
-		t.Errorf(".ci/run has %d e2e go test steps, want 2 (./cmd/mcpsnoop/ and ./packaging/)", steps)
+	if steps != 3 {
+		t.Errorf(".ci/run has %d e2e go test steps, want 3 (./cmd/mcpsnoop/, ./packaging/ and ./e2e/conformance/)", steps)
 	}
 }
 
