@@ -51,7 +51,8 @@ var envelopeFields = []string{
 	"mcp_method", "mcp_name", "mcp_protocol_version", "mcp_param_headers", "batch",
 	"conn_id", "truncated", "redacted", "status", "auth_challenge",
 	"content_type", "accept", "origin", "reply_to", "redaction_skipped", "last_seq", "dropped",
-	"host", "by_proxy",
+	"host", "by_proxy", "http_method", "http_path", "stream_empty",
+	"unreserved",
 }
 
 // setField stores one member; v is its (valid) JSON text.
@@ -142,6 +143,14 @@ func (f *Frame) setField(name string, v []byte) error {
 		f.Host, err = stringField(name, v)
 	case "by_proxy":
 		f.ByProxy, err = boolField(name, v)
+	case "http_method":
+		f.HTTPMethod, err = stringField(name, v)
+	case "http_path":
+		f.HTTPPath, err = stringField(name, v)
+	case "stream_empty":
+		f.StreamEmpty, err = boolField(name, v)
+	case "unreserved":
+		f.Unreserved, err = boolField(name, v)
 	}
 	return err
 }

@@ -2,7 +2,6 @@ package capture
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"time"
 
@@ -19,7 +18,8 @@ import (
 // holds it to that); strings still go through encoding/json.
 
 // CompactJSON returns line compacted when it is one JSON value in valid
-// UTF-8 (encoding/json's Compact, without HTML escaping), else ok is false:
+// UTF-8 nested at most MaxRawNesting deep (encoding/json's Compact, without
+// HTML escaping), else ok is false:
 // what a log writer keeps as raw, rather than as text. A line that is
 // already compact is returned as is; scratch holds one that is not.
 func CompactJSON(line []byte, scratch *bytes.Buffer) (raw []byte, ok bool) {
@@ -68,16 +68,12 @@ func skipToWS(b []byte, i int) int {
 // frameEncoder writes frames as log lines, every field of Frame in its
 // order, as encoding/json would (omitempty included).
 type frameEncoder struct {
-	prefix []byte // {"session_id":...,"server_label":...,"seq":
-	str    bytes.Buffer
-	strEnc *json.Encoder
+	prefix []byte       // {"session_id":...,"server_label":...,"seq":
 	raw    bytes.Buffer // scratch for compacting a reply_to
 }
 
 func newFrameEncoder(sessionID, label string) *frameEncoder {
 	e := &frameEncoder{}
-	e.strEnc = json.NewEncoder(&e.str)
-	e.strEnc.SetEscapeHTML(false)
 	e.prefix = append(e.prefix, `{"session_id":`...)
 	e.prefix = e.appendString(e.prefix, sessionID)
 	e.prefix = append(e.prefix, `,"server_label":`...)
@@ -87,23 +83,7 @@ func newFrameEncoder(sessionID, label string) *frameEncoder {
 }
 
 // appendString appends s as encoding/json writes it.
-func (e *frameEncoder) appendString(dst []byte, s string) []byte {
-	plain := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		dst = append(dst, '"')
-		dst = append(dst, s...)
-		return append(dst, '"')
-	}
-	e.str.Reset()
-	_ = e.strEnc.Encode(s) // a string always encodes
-	return append(dst, bytes.TrimSuffix(e.str.Bytes(), []byte{'\n'})...)
-}
+func (e *frameEncoder) appendString(dst []byte, s string) []byte { return AppendJSONString(dst, s) }
 
 // handles reports whether appendFrame can write f: a timestamp
 // encoding/json can write (years 0 to 9999), and a reply_to that is JSON.
@@ -184,6 +164,10 @@ func (e *frameEncoder) appendFrame(dst []byte, f *Frame) []byte {
 	}
 	dst = e.appendField(dst, `,"host":`, f.Host)
 	dst = appendTrue(dst, `,"by_proxy":true`, f.ByProxy)
+	dst = e.appendField(dst, `,"http_method":`, f.HTTPMethod)
+	dst = e.appendField(dst, `,"http_path":`, f.HTTPPath)
+	dst = appendTrue(dst, `,"stream_empty":true`, f.StreamEmpty)
+	dst = appendTrue(dst, `,"unreserved":true`, f.Unreserved)
 	return append(dst, '}', '\n')
 }
 

@@ -85,6 +85,23 @@ type Frame struct {
 	// request (a 403 for a Host or Origin its DNS-rebinding guard refused).
 	Host    string `json:"host,omitempty"`
 	ByProxy bool   `json:"by_proxy,omitempty"`
+	// Recorded by mcpsnoop's HTTP proxy on every frame, absent from older
+	// logs: the HTTP method of the exchange the frame belongs to (POST,
+	// GET, DELETE) and its URL path, never its query. A status-only frame
+	// answering a GET or a DELETE has no request frame before it, and
+	// these say what it answered.
+	HTTPMethod string `json:"http_method,omitempty"`
+	HTTPPath   string `json:"http_path,omitempty"`
+	// StreamEmpty, recorded by mcpsnoop's HTTP proxy on a status-only s2c
+	// frame: the answer was an event stream that ended cleanly without a
+	// single event, so the request it answered (reply_to) never got its
+	// answer.
+	StreamEmpty bool `json:"stream_empty,omitempty"`
+	// Unreserved rides a log's first frame when no room could be set
+	// aside for the closing frame as the log opened (the disk was nearly
+	// full): should the disk fill up, what the log loses at its end may
+	// go uncounted, unless it ends with a closing frame after all.
+	Unreserved bool `json:"unreserved,omitempty"`
 }
 
 // HasBody reports whether the frame carries any observed content (a JSON
@@ -111,6 +128,8 @@ func (f Frame) Clone() Frame {
 	c.Accept = strings.Clone(f.Accept)
 	c.Origin = strings.Clone(f.Origin)
 	c.Host = strings.Clone(f.Host)
+	c.HTTPMethod = strings.Clone(f.HTTPMethod)
+	c.HTTPPath = strings.Clone(f.HTTPPath)
 	c.ReplyTo = bytes.Clone(f.ReplyTo)
 	if f.McpParamHeaders != nil {
 		c.McpParamHeaders = make([]ParamHeader, len(f.McpParamHeaders))

@@ -36,7 +36,7 @@ func ResolveInputs(args []string) ([]Input, error) {
 // (a FIFO, a device, a directory): a log left out is never silent.
 func ResolveInputsNoting(args []string, note func(string)) ([]Input, error) {
 	if len(args) == 0 {
-		in, err := newestLog(SessionsDir(), note)
+		in, err := NewestLog([]string{SessionsDir()}, note)
 		if err != nil {
 			return nil, err
 		}
@@ -146,26 +146,79 @@ func dirLogs(dir string, note func(string)) ([]Input, error) {
 	return out, nil
 }
 
-// newestLog picks the most recently modified non-empty log in dir.
-func newestLog(dir string, note func(string)) (Input, error) {
-	logs, sawEmpty, err := listLogs(dir, note)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Input{}, fmt.Errorf("%s: %w", dir, atomicfile.PlainError(err))
+// NoLogsError is folders that hold no session log, where a command given
+// no log looked for one: Missing are the folders that do not exist, Empty
+// those whose *.jsonl files are all empty (captures that never started).
+type NoLogsError struct {
+	Dirs    []string
+	Missing []string
+	Empty   []string
+}
+
+func (e *NoLogsError) Error() string {
+	what := "no session logs found in "
+	if len(e.Empty) > 0 {
+		what = "no readable session logs found in "
 	}
+	return what + strings.Join(e.Dirs, ", ")
+}
+
+// NewestLog picks the most recently modified non-empty log directly inside
+// dirs (a folder that does not exist holds none); a *NoLogsError when
+// there is none.
+func NewestLog(dirs []string, note func(string)) (Input, error) {
 	var best fs.FileInfo
-	for _, info := range logs {
-		if best == nil || info.ModTime().After(best.ModTime()) {
-			best = info
+	var bestDir string
+	none := &NoLogsError{Dirs: dirs}
+	for _, dir := range dirs {
+		logs, sawEmpty, err := listLogs(dir, note)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			none.Missing = append(none.Missing, dir)
+		case err != nil:
+			return Input{}, fmt.Errorf("%s: %w", dir, atomicfile.PlainError(err))
+		case len(logs) == 0 && sawEmpty:
+			none.Empty = append(none.Empty, dir)
+		}
+		for _, info := range logs {
+			if best == nil || info.ModTime().After(best.ModTime()) {
+				best, bestDir = info, dir
+			}
 		}
 	}
 	if best == nil {
-		if sawEmpty {
-			return Input{}, fmt.Errorf("no readable session logs found in %s", dir)
-		}
-		return Input{}, fmt.Errorf("no session logs found in %s", dir)
+		return Input{}, none
 	}
-	p := filepath.Join(dir, best.Name())
+	p := filepath.Join(bestDir, best.Name())
 	return Input{Path: p, Name: p}, nil
+}
+
+// LogsIn lists every non-empty log directly inside dirs, folder by folder,
+// each sorted by name (a folder that does not exist holds none); a
+// *NoLogsError when none holds one.
+func LogsIn(dirs []string, note func(string)) ([]Input, error) {
+	var out []Input
+	none := &NoLogsError{Dirs: dirs}
+	for _, dir := range dirs {
+		logs, sawEmpty, err := listLogs(dir, note)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			none.Missing = append(none.Missing, dir)
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", dir, atomicfile.PlainError(err))
+		case len(logs) == 0 && sawEmpty:
+			none.Empty = append(none.Empty, dir)
+		}
+		for _, info := range logs {
+			p := filepath.Join(dir, info.Name())
+			out = append(out, Input{Path: p, Name: p})
+		}
+	}
+	if len(out) == 0 {
+		return nil, none
+	}
+	return readOnce(out), nil
 }
 
 // listLogs returns the regular, non-empty *.jsonl files directly inside dir

@@ -11,6 +11,13 @@ import "encoding/binary"
 // maxNesting matches encoding/json's limit.
 const maxNesting = 10000
 
+// MaxRawNesting is how deep a message the log keeps as raw JSON may nest:
+// one level less than maxNesting, since the envelope holding it is a level
+// of its own. A message nested deeper is logged as text, as one past
+// maxNesting always was; were it kept as raw, no reader (ours, or
+// encoding/json) could read its envelope.
+const MaxRawNesting = maxNesting - 1
+
 // strPlain marks the bytes a string can hold without a closer look: not a
 // control character, quote or backslash.
 var strPlain = func() (t [256]bool) {
@@ -28,6 +35,17 @@ type jsonScanner struct {
 	// itself accepts them.
 	strictUTF8 bool
 	sawWS      bool // whitespace was skipped somewhere outside strings
+	// limit is how deep values may nest; maxNesting when 0.
+	limit int
+}
+
+// tooDeepAt reports whether nesting one more level (s.depth, just raised)
+// passes the scanner's limit.
+func (s *jsonScanner) tooDeepAt() bool {
+	if s.limit > 0 {
+		return s.depth > s.limit
+	}
+	return s.depth > maxNesting
 }
 
 func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -71,7 +89,7 @@ func (s *jsonScanner) value(i int) int {
 // object validates the object at b[i]. For each member it calls member with
 // the spans of the key (quotes included) and of the value.
 func (s *jsonScanner) object(i int, member func(ks, ke, vs, ve int) bool) int {
-	if s.depth++; s.depth > maxNesting {
+	if s.depth++; s.tooDeepAt() {
 		return -1
 	}
 	i = s.ws(i + 1)
@@ -117,7 +135,7 @@ func (s *jsonScanner) object(i int, member func(ks, ke, vs, ve int) bool) int {
 }
 
 func (s *jsonScanner) array(i int) int {
-	if s.depth++; s.depth > maxNesting {
+	if s.depth++; s.tooDeepAt() {
 		return -1
 	}
 	i = s.ws(i + 1)

@@ -8,11 +8,12 @@ import (
 
 // lineJSON decides, in one pass, what the log writer needs to know about a
 // line: whether it is exactly one JSON value in valid UTF-8 (what
-// utf8.Valid && json.Valid accept), and whether compacting it would remove
-// anything (whitespace outside strings). Strings, which carry nearly all the
-// bytes of MCP traffic, are checked 32 bytes at a time.
+// utf8.Valid && json.Valid accept) nested no deeper than MaxRawNesting, and
+// whether compacting it would remove anything (whitespace outside strings).
+// Strings, which carry nearly all the bytes of MCP traffic, are checked 32
+// bytes at a time.
 func lineJSON(b []byte) (valid, hasWS bool) {
-	s := jsonScanner{b: b, strictUTF8: true}
+	s := jsonScanner{b: b, strictUTF8: true, limit: MaxRawNesting}
 	i := s.ws(0)
 	end := s.value(i)
 	if end < 0 || s.ws(end) != len(b) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/filelock"
 )
@@ -72,10 +73,7 @@ func (l *LogFile) Truncate(size int64) error { return l.f.Truncate(size) }
 
 // ReserveRoom sets room aside beside the file (see RoomReserver).
 func (l *LogFile) ReserveRoom(n int) (func(), error) {
-	if release := reserveBeside(l.f, n); release != nil {
-		return release, nil
-	}
-	return nil, os.ErrInvalid
+	return reserveNextTo(l.f, n)
 }
 
 // Close closes the file (and so lets go of any lock).
@@ -109,8 +107,12 @@ func OpenSessionLog(sessionID string) (*LogFile, string, error) {
 
 // OpenLogFile opens path for appending frames (creating it with mode 0600),
 // so that several runs, or several captures at once, can share one file.
-// Its folder must exist. A link is followed: the user named the file.
+// Its missing folders are made first (MakeLogFolder). A link is followed:
+// the user named the file.
 func OpenLogFile(path string) (*LogFile, string, error) {
+	if err := MakeLogFolder(path); err != nil {
+		return nil, path, err
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, path, err
@@ -165,4 +167,42 @@ func (l *LogFile) endLine() {
 	if _, err := r.ReadAt(last, info.Size()-1); err == nil && last[0] != '\n' {
 		l.f.Write([]byte{'\n'})
 	}
+}
+
+// MakeLogFolder makes the missing folders of a log file's path, as mkdir
+// -p does (0755 under the umask): a --trace-file recordings/x.jsonl must
+// record, not warn on a stderr no MCP client shows. Inside the state
+// directory they are made by MakeStateDir instead (0700, and the
+// temporary state directory checked as private).
+func MakeLogFolder(path string) error {
+	dir := filepath.Dir(path)
+	if info, err := os.Stat(dir); err == nil && info.IsDir() {
+		return nil
+	}
+	if sub, ok := inStateDir(dir); ok {
+		_, err := MakeStateDir(sub)
+		return err
+	}
+	return os.MkdirAll(dir, 0o755)
+}
+
+// inStateDir says whether dir is the state directory or inside it, and
+// where inside it, as the names spell it.
+func inStateDir(dir string) (string, bool) {
+	root, err := filepath.Abs(StateDir())
+	if err != nil {
+		return "", false
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	if rel == "." {
+		rel = ""
+	}
+	return rel, true
 }

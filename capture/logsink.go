@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"time"
 )
@@ -301,30 +300,9 @@ func reserveRoom(out io.Writer, n int) func() {
 	return nil
 }
 
-// reserveBeside holds n bytes of the file system a regular file is on, in
-// a hidden file beside it. On Unix the file is removed at once and held
-// open, so it never outlives the process, even when the process is killed;
-// where an open file cannot be removed (Windows) it is removed on release.
+// reserveBeside is reserveNextTo without its reason: nil when f is no
+// regular file or its file system has no room.
 func reserveBeside(f *os.File, n int) func() {
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return nil
-	}
-	r, err := os.CreateTemp(filepath.Dir(f.Name()), ".mcpsnoop-reserve-*")
-	if err != nil {
-		return nil
-	}
-	name := r.Name()
-	if _, err := r.Write(make([]byte, n)); err != nil {
-		r.Close()
-		os.Remove(name)
-		return nil
-	}
-	removed := os.Remove(name) == nil
-	return func() {
-		r.Close()
-		if !removed {
-			os.Remove(name)
-		}
-	}
+	release, _ := reserveNextTo(f, n)
+	return release
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // MaxLogLine is how much of one line the log keeps: a longer line is
@@ -63,6 +64,9 @@ type LogWriter struct {
 	framer    Framer
 	stall     time.Duration // 0: an open observation holds the line until it completes
 	maxBytes  int           // the queue's memory budget
+	// unreserved: no room could be set aside for the closing frame
+	// (logreserve.go); the first frame written says so.
+	unreserved bool
 
 	mu       sync.Mutex
 	ring     []entry
@@ -87,9 +91,10 @@ type LogWriter struct {
 	abandoned bool
 
 	// The writer goroutine's own.
-	sink *logSink
-	owed uint64 // frames (or observations not yet framed) taken from the queue, neither in the sink's buffer nor counted
-	quit bool   // the writer was abandoned: do nothing more
+	sink  *logSink
+	owed  uint64 // frames (or observations not yet framed) taken from the queue, neither in the sink's buffer nor counted
+	quit  bool   // the writer was abandoned: do nothing more
+	first bool   // a frame went to the sink
 }
 
 // entry is one queued observation.
@@ -220,9 +225,14 @@ func NewLogWriter(out io.WriteCloser, o LogOptions) *LogWriter {
 	}
 	w.warn, w.ownWarn = NoticesFor(o.Warn)
 	w.sink = newLogSink(w, out, o.MaxSize)
+	w.unreserved = w.reserveClosing(out)
 	go w.loop()
 	return w
 }
+
+// Unreserved reports whether the log could not set room aside for its
+// closing frame when it opened (its first frame says so).
+func (w *LogWriter) Unreserved() bool { return w.unreserved }
 
 // Path is the log's path as given in LogOptions.
 func (w *LogWriter) Path() string { return w.path }
@@ -572,6 +582,11 @@ func (w *LogWriter) loop() {
 						f.Transport = w.transport
 					}
 					w.red.Apply(f)
+					limitText(f)
+					if !w.first {
+						w.first = true
+						f.Unreserved = w.unreserved
+					}
 					s.add(f)
 				}
 				if ob != nil {
@@ -596,13 +611,33 @@ func (w *LogWriter) loop() {
 	}
 }
 
-// lineFrame is the frame of an entry without a Framer: one line.
+// maxEscapedText bounds what a text takes in the log once escaped.
+const maxEscapedText = 2 * MaxLogLine
+
+// limitText cuts a text whose escaped form would take more than
+// maxEscapedText bytes of the log (a control character takes six, so a
+// line of MaxLogLine junk bytes could take 96 MiB): the log keeps what
+// fits, marked truncated, so that no line of a log, and no buffer the
+// writer builds for it, is ever much past twice MaxLogLine. It runs after
+// redaction, which saw the text whole.
+func limitText(f *Frame) {
+	if len(f.Text) <= maxEscapedText/6 || escapedLen(f.Text) <= maxEscapedText {
+		return
+	}
+	f.Text = cutEscaped(f.Text, maxEscapedText)
+	f.Truncated = true
+}
+
+// lineFrame is the frame of an entry without a Framer: one line. Its text
+// is a view of the entry's bytes, not a copy (a line may be 16 MiB): the
+// frame is encoded and let go before the entry releases them, and nothing
+// on the way (redaction, the encoder) keeps it.
 func lineFrame(e *entry) Frame {
 	f := Frame{TS: e.ts, Direction: e.dir}
 	if e.json {
 		f.Raw = e.data
 	} else {
-		f.Text = string(e.data)
+		f.Text = unsafe.String(unsafe.SliceData(e.data), len(e.data))
 		f.Truncated = e.truncated
 	}
 	return f

@@ -259,6 +259,7 @@ func TestFrameEncoderMatchesEncodingJSONEveryField(t *testing.T) {
 		{Status: 202, Accept: "application/json, text/event-stream", Origin: "http://localhost:3000", ReplyTo: json.RawMessage(` 17 `)},
 		{Status: -1, ReplyTo: json.RawMessage(`{"a" : [1, 2]}`), Redacted: true, RedactionSkipped: true},
 		{Direction: Meta, LastSeq: 41, Dropped: 3},
+		{Direction: Meta, Raw: json.RawMessage(`{"command":["srv"]}`), Unreserved: true},
 		{McpParamHeaders: []ParamHeader{}, ReplyTo: json.RawMessage{}, Raw: json.RawMessage{}},
 	}
 	for i, d := range frames {
@@ -352,3 +353,24 @@ func seqGaps(frames []Frame) int {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// A text whose escaped form would take more than maxEscapedText (a line of
+// control characters takes six bytes a byte) is logged cut to what fits,
+// marked truncated: no log line is much past twice MaxLogLine.
+func TestLogWriterBoundsEscapedText(t *testing.T) {
+	out := &memLog{}
+	w := NewLogWriter(out, LogOptions{SessionID: "s-1-aaaaaaaaaaaa", Label: "s", Path: "p.jsonl"})
+	junk := bytes.Repeat([]byte("j\x00"), MaxLogLine/2)
+	w.apply(Stderr, []op{{kind: opAdd, data: junk}, {kind: opAdd, data: []byte("after")}})
+	if lost := w.Close(); lost != 0 {
+		t.Fatalf("lost %d", lost)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(out.buf.Bytes(), []byte{'\n'}), []byte{'\n'})
+	frames := out.frames(t)
+	if len(frames) != 2 || !frames[0].Truncated || !strings.HasPrefix(string(junk), frames[0].Text) || frames[1].Text != "after" {
+		t.Fatalf("%d frames: truncated %v, text %d bytes %.20q, then %.20q", len(frames), frames[0].Truncated, len(frames[0].Text), frames[0].Text, frames[len(frames)-1].Text)
+	}
+	if n := len(lines[0]); n > maxEscapedText+1<<10 || n < maxEscapedText-16 {
+		t.Errorf("the line takes %d bytes, want about %d", n, maxEscapedText)
+	}
+}

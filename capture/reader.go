@@ -20,6 +20,25 @@ var ErrTornTail = errors.New("torn last line (the writer stopped mid-line)")
 // can go on.
 var ErrTornLine = errors.New("torn line (the writer stopped mid-line; later frames were appended)")
 
+// ErrUnreadableLine is what every error Reader.Next returns about a line
+// (or an envelope spanning lines) that is no readable envelope matches
+// with errors.Is: not JSON, not an object, nested too deep, a member of
+// the wrong type, too long. The error names the input and the line; the
+// reader has moved past the line, and reading can go on. Errors that do
+// not match it (reading the input failed) end the read.
+var ErrUnreadableLine = errors.New("unreadable line")
+
+// LineError is an unreadable line: see ErrUnreadableLine.
+type LineError struct {
+	Line int // where the bad value starts, counted from 1
+	msg  string
+}
+
+func (e *LineError) Error() string { return e.msg }
+
+// Is makes a LineError match ErrUnreadableLine.
+func (e *LineError) Is(target error) bool { return target == ErrUnreadableLine }
+
 // MaxEnvelope bounds one envelope and one line, so that hostile input cannot
 // make the reader hold an unbounded amount of memory. It is far above the
 // largest frame a capture writes (16 MiB of payload, escaped).
@@ -49,6 +68,9 @@ type Reader struct {
 	scan      valueScanner
 	nextCheck int  // acc size at which the open value is next checked as a JSON prefix
 	lastNoEOL bool // the line just consumed had no trailing newline (end of input)
+	// skipLine: the line at start was refused before it was read whole;
+	// the next call drops what is left of it first.
+	skipLine bool
 }
 
 // firstPrefixCheck is the size of an open value at which the reader first
@@ -71,9 +93,20 @@ func (r *Reader) Name() string { return r.name }
 // (after which the reader is exhausted). Any other error names the input and
 // the line where the bad value starts, and ends the read.
 func (r *Reader) Next() (Frame, int, error) {
+	if r.skipLine {
+		r.skipLine = false
+		if err := r.dropLine(); err != nil {
+			return Frame{}, 0, err
+		}
+	}
 	for {
 		if len(r.acc) > 0 {
 			f, line, done, err := r.continueSlow()
+			if err != nil && !errors.Is(err, ErrTornLine) {
+				// What was assembled is dropped: reading goes on with
+				// the next line.
+				r.acc, r.scan, r.nextCheck = nil, valueScanner{}, firstPrefixCheck
+			}
 			if err != nil || done {
 				return f, line, err
 			}
@@ -261,6 +294,7 @@ func (r *Reader) refuseLine() error {
 	}
 	prefix := r.buf[r.start:min(r.end, r.start+refusePrefix)]
 	line := r.line + 1
+	r.skipLine = true // whatever is said of it, the line is dropped next
 	if nl := bytes.IndexByte(prefix, '\n'); nl >= 0 {
 		return r.badValue(bytes.TrimSpace(prefix[:nl]), line)
 	} else if r.eof && r.end-r.start <= refusePrefix {
@@ -299,7 +333,10 @@ func (r *Reader) nextLine() (line []byte, ok bool, err error) {
 		}
 		searched = r.end - r.start
 		if searched > MaxEnvelope {
-			return nil, false, r.errorf(r.line+1, "line is longer than %d MiB", MaxEnvelope>>20)
+			err := r.errorf(r.line+1, "line is longer than %d MiB", MaxEnvelope>>20)
+			r.start = r.end // what was read of it is dropped, the rest on the next call
+			r.skipLine = true
+			return nil, false, err
 		}
 		if r.eof {
 			if r.readErr != nil {
@@ -341,8 +378,32 @@ func (r *Reader) fill() {
 	}
 }
 
+// errorf describes an unreadable line (a *LineError).
 func (r *Reader) errorf(line int, format string, args ...any) error {
-	return fmt.Errorf("%s: line %d: %s", r.name, line, fmt.Sprintf(format, args...))
+	return &LineError{Line: line, msg: fmt.Sprintf("%s: line %d: %s", r.name, line, fmt.Sprintf(format, args...))}
+}
+
+// dropLine consumes input up to and including the next newline, without
+// keeping it: the rest of a line that was refused from its start. The
+// buffer does not grow for it, however long the line.
+func (r *Reader) dropLine() error {
+	for {
+		if i := bytes.IndexByte(r.buf[r.start:r.end], '\n'); i >= 0 {
+			r.start += i + 1
+			r.line++
+			return nil
+		}
+		r.start = r.end
+		if r.eof {
+			if r.readErr != nil {
+				return fmt.Errorf("%s: %w", r.name, r.readErr)
+			}
+			r.line++
+			r.lastNoEOL = true
+			return nil
+		}
+		r.fill()
+	}
 }
 
 // syntaxError describes why value is not JSON, in encoding/json's words.

@@ -263,14 +263,20 @@ func TestReaderTornLineMidLog(t *testing.T) {
 }
 
 // A line longer than MaxEnvelope is refused, and the buffer never grows
-// past what one line may take.
+// past what one line may take; the rest of the line is dropped as it comes,
+// and the frame after it is read.
 func TestReaderLineCap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 258 MiB")
 	}
-	r := NewReader(io.LimitReader(io.MultiReader(strings.NewReader(`{"text":"`), spaces{}), MaxEnvelope+2<<20), "huge")
-	if _, _, err := r.Next(); err == nil || !strings.Contains(err.Error(), "longer than") {
+	huge := io.LimitReader(io.MultiReader(strings.NewReader(`{"text":"`), spaces{}), MaxEnvelope+2<<20)
+	r := NewReader(io.MultiReader(huge, strings.NewReader("\n"+`{"session_id":"a"}`+"\n")), "huge")
+	if _, _, err := r.Next(); err == nil || !strings.Contains(err.Error(), "longer than") || !errors.Is(err, ErrUnreadableLine) {
 		t.Fatalf("err = %v", err)
+	}
+	f, line, err := r.Next()
+	if err != nil || f.SessionID != "a" || line != 2 {
+		t.Errorf("after the long line: %q on line %d, %v", f.SessionID, line, err)
 	}
 	if cap(r.buf) > MaxEnvelope+readChunk {
 		t.Errorf("the buffer grew to %d MiB for a line capped at %d MiB", cap(r.buf)>>20, MaxEnvelope>>20)

@@ -72,24 +72,55 @@ func (in Input) Read(stdin io.Reader, red *Redactor, each func(f *Frame, line in
 // each reports whether the envelope belonged to a session. A torn line, in
 // the middle of the log or at its end, is one lost frame: lost is called for
 // it once an envelope was accepted (before that there is no session to lose
-// it from). A log in which no envelope was accepted is an error, "no
-// envelopes found", as is any envelope that does not decode.
+// it from). So is a line that cannot be read (ErrUnreadableLine) once an
+// envelope was accepted: the read goes on past it. Before that such a line
+// is the error (the input is no log), as is a log in which no envelope was
+// accepted, "no envelopes found". ReadLogHooks says more about unreadable
+// lines.
 func ReadLog(src io.Reader, name string, each func(f *Frame, line int) bool, lost func()) error {
+	return ReadLogHooks(src, name, each, ReadHooks{Lost: lost})
+}
+
+// ReadHooks are told what a read met besides envelopes.
+type ReadHooks struct {
+	// Lost is called for a torn line, and for an unreadable one when
+	// Unreadable is nil: one lost frame.
+	Lost func()
+	// Unreadable is called for a line that cannot be read, after the
+	// first envelope was accepted, with the reader's error (a *LineError
+	// naming the input and the line); the read goes on past it.
+	Unreadable func(line int, err error)
+}
+
+// ReadLogHooks is ReadLog with hooks for what is not an envelope.
+func ReadLogHooks(src io.Reader, name string, each func(f *Frame, line int) bool, h ReadHooks) error {
 	r := NewReader(src, name)
 	accepted := 0
+	lost := func() {
+		if accepted > 0 && h.Lost != nil {
+			h.Lost()
+		}
+	}
 	for {
 		f, line, err := r.Next()
 		switch {
 		case err == io.EOF:
 		case errors.Is(err, ErrTornLine):
-			if accepted > 0 {
-				lost()
-			}
+			lost()
 			continue
 		case errors.Is(err, ErrTornTail):
-			if accepted > 0 {
+			lost()
+		case errors.Is(err, ErrUnreadableLine) && accepted > 0:
+			if h.Unreadable == nil {
 				lost()
+				continue
 			}
+			var le *LineError
+			if errors.As(err, &le) {
+				line = le.Line
+			}
+			h.Unreadable(line, err)
+			continue
 		case err != nil:
 			return err
 		default:

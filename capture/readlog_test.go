@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,8 @@ func TestReadLog(t *testing.T) {
 		{name: "torn before any session is no loss", log: `{"session_id":"s","raw":[` + "\n" + good, accepted: 1},
 		{name: "no session", log: `{"seq":1}` + "\n", err: "log.jsonl: no envelopes found"},
 		{name: "empty", log: "", err: "log.jsonl: no envelopes found"},
-		{name: "bad line", log: good + "nope\n", err: "log.jsonl: line 2: invalid JSONL envelope"},
+		{name: "bad line after a frame is lost, the read goes on", log: good + "nope\n" + good, accepted: 2, lost: 1},
+		{name: "bad first line: no log", log: "nope\n" + good, err: "log.jsonl: line 1: invalid JSONL envelope"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,5 +93,47 @@ func TestInputCount(t *testing.T) {
 		if want := int64(tt.reads * len(log)); n.Load() != want {
 			t.Errorf("%s: counted %d bytes, want %d", tt.name, n.Load(), want)
 		}
+	}
+}
+
+// A line that cannot be read, once the log has shown a frame, is handed to
+// Unreadable with its line, and the read goes on: nothing a log can hold
+// makes the frames after it unreadable. Among them a frame whose raw
+// nests 10,000 deep (the envelope is one deeper than encoding/json takes),
+// which captures once wrote.
+func TestReadLogUnreadableLines(t *testing.T) {
+	good := `{"session_id":"s","seq":1}`
+	deep := `{"session_id":"s","seq":2,"raw":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}"
+	bad := []struct{ name, line, why string }{
+		{"too deep", deep, "exceeded max depth"},
+		{"not JSON", "hello world", "invalid character 'h'"},
+		{"an array", "[1,2]", "expected a JSON object, got an array"},
+		{"a field of the wrong type", `{"session_id":"s","seq":"1"}`, "field seq must be an unsigned integer"},
+		{"a mismatched bracket", `{"session_id":"s","raw":[}`, "invalid JSONL envelope"},
+		{"a long line of junk", strings.Repeat("\x00junk", 40<<10), "invalid JSONL envelope"},
+		{"two values, the second not an object", good + " 5", "expected a JSON object, got a number"},
+	}
+	for _, b := range bad {
+		t.Run(b.name, func(t *testing.T) {
+			log := good + "\n" + b.line + "\n" + good + "\n" + good + "\n"
+			var lines []int
+			var unreadable []string
+			err := ReadLogHooks(strings.NewReader(log), "log.jsonl", func(f *Frame, line int) bool {
+				lines = append(lines, line)
+				return true
+			}, ReadHooks{Lost: func() { t.Error("lost called") }, Unreadable: func(line int, err error) {
+				unreadable = append(unreadable, fmt.Sprintf("%d %v", line, err))
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			frames := []int{1, 3, 4}
+			if b.name == "two values, the second not an object" {
+				frames = []int{1, 2, 3, 4}
+			}
+			if fmt.Sprint(lines) != fmt.Sprint(frames) || len(unreadable) != 1 || !strings.HasPrefix(unreadable[0], "2 log.jsonl: line 2: ") || !strings.Contains(unreadable[0], b.why) {
+				t.Errorf("frames on lines %v, unreadable %.200q", lines, unreadable)
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
+	"github.com/mcpsnoop/mcpsnoop/internal/secrets"
 	"github.com/theory/jsonpath"
 	"github.com/theory/jsonpath/spec"
 )
@@ -17,13 +18,17 @@ import (
 // RedactedValue replaces whatever a redaction rule removes.
 const RedactedValue = "[REDACTED]"
 
-// SecretKeys are the keys --redact-secrets adds.
-var SecretKeys = []string{"token", "api_key", "apikey", "password", "passwd", "secret",
-	"authorization", "access_token", "refresh_token", "client_secret"}
+// SecretKeys are the names --redact-secrets adds to the key rules: the
+// catalogue's (package internal/secrets, docs/reference/secrets.md),
+// matched without regard to case, '-' or '_'.
+var SecretKeys = secrets.Keys
 
 // RedactOptions are the redaction rules of a capture or a read.
 type RedactOptions struct {
-	Secrets bool     // add SecretKeys to Keys
+	// Secrets adds the catalogue of package internal/secrets: its names
+	// as key rules (SecretKeys, compared without regard to case, '-' or
+	// '_') and its credential formats as value patterns.
+	Secrets bool
 	Keys    []string // object keys, compared case-insensitively; "a,b" lists are split
 	Values  []string // RE2 patterns: every match in a string value or a text line
 	Paths   []string // RFC 9535 JSONPath queries over the message; the leading $ may be left out
@@ -44,18 +49,15 @@ type RedactOptions struct {
 type Redactor struct {
 	keys     map[string]bool // lowercased
 	flagKeys map[string]bool // lowercased, "-" as "_": how a --flag-name names a key
+	secrets  bool            // the catalogue's names and formats too (internal/secrets)
 	values   []*regexp.Regexp
 	paths    []*jsonpath.Path
 }
 
 // NewRedactor compiles o. It returns nil, nil when o has no rule.
 func NewRedactor(o RedactOptions) (*Redactor, error) {
-	r := &Redactor{keys: map[string]bool{}, flagKeys: map[string]bool{}}
-	keys := o.Keys
-	if o.Secrets {
-		keys = append(append([]string(nil), SecretKeys...), keys...)
-	}
-	for _, list := range keys {
+	r := &Redactor{keys: map[string]bool{}, flagKeys: map[string]bool{}, secrets: o.Secrets}
+	for _, list := range o.Keys {
 		for k := range strings.SplitSeq(list, ",") {
 			if k = strings.TrimSpace(k); k != "" {
 				r.keys[strings.ToLower(k)] = true
@@ -80,11 +82,29 @@ func NewRedactor(o RedactOptions) (*Redactor, error) {
 		}
 		r.paths = append(r.paths, jp)
 	}
-	if len(r.keys) == 0 && len(r.values) == 0 && len(r.paths) == 0 {
+	if !r.secrets && len(r.keys) == 0 && len(r.values) == 0 && len(r.paths) == 0 {
 		return nil, nil
 	}
 	return r, nil
 }
+
+// isKey reports whether an object key (or a name in text) is one a key
+// rule names.
+func (r *Redactor) isKey(name string) bool {
+	return r.keys[strings.ToLower(name)] || (r.secrets && secrets.IsKey(name))
+}
+
+// isFlag reports whether a command-line flag (its leading dashes gone)
+// or a header's suffix names a key.
+func (r *Redactor) isFlag(name string) bool {
+	return r.flagKeys[flagKey(name)] || (r.secrets && secrets.IsKey(name))
+}
+
+// hasKeys reports whether r has key rules.
+func (r *Redactor) hasKeys() bool { return r.secrets || len(r.keys) > 0 }
+
+// hasPatterns reports whether r has value patterns.
+func (r *Redactor) hasPatterns() bool { return r.secrets || len(r.values) > 0 }
 
 // ParseRedactPath parses a JSONPath redaction rule. Like other capture
 // tools it takes the leading "$" as optional ("params.a", "@.params.a" and
@@ -114,27 +134,30 @@ func flagKey(k string) string {
 }
 
 // Apply scrubs f in place and reports whether anything changed; a changed
-// frame gets Redacted. A rewritten raw value is re-encoded from the parsed
-// message: keys sorted, numbers as written, no HTML escaping. An unchanged
-// frame keeps its bytes.
+// frame gets Redacted. Key rules and value patterns replace values where
+// they stand (redactwalk.go); a path rule that selects anything has the
+// message re-encoded from a parsed tree: keys sorted, numbers as written,
+// no HTML escaping. An unchanged frame keeps its bytes.
 func (r *Redactor) Apply(f *Frame) bool {
 	if r == nil {
 		return false
 	}
 	changed := false
 	headers := len(f.McpParamHeaders) > 0 || f.McpName != ""
-	var removed, remaining map[string]bool
+	var removed map[string]bool
+	var scrubbedRaw []byte
 	if len(f.Raw) > 0 {
-		switch out, rem, left, res := r.scrubJSON(f.Raw, headers); res {
+		switch out, rem, res := r.scrubJSON(f.Raw, headers, f.Direction == Meta); res {
 		case scrubbed:
-			f.Raw, removed, remaining = out, rem, left
+			f.Raw, removed, scrubbedRaw = out, rem, out
 			changed = true
+		case scrubUnchanged:
+			removed, scrubbedRaw = rem, f.Raw
 		case scrubGaveUp:
 			// The rules cannot be applied within the budget (or at all):
 			// keep only what says what the message was. Headers that may
 			// mirror its arguments go too.
 			f.Raw, f.RedactionSkipped = withhold(f.Raw), true
-			removed, remaining = nil, nil
 			changed = true
 			if r.scrubAllHeaders(f) {
 				headers = false
@@ -149,9 +172,10 @@ func (r *Redactor) Apply(f *Frame) bool {
 			f.Text, f.RedactionSkipped = RedactedValue, true
 			changed = true
 		} else if r.structural() && json.Valid([]byte(f.Text)) {
-			// JSON logged as text (its bytes are not valid UTF-8): key and
-			// path rules reach it too.
-			switch out, _, _, res := r.scrubJSON([]byte(f.Text), false); res {
+			// JSON logged as text (its bytes are not valid UTF-8, or it
+			// nests too deep to be kept as raw): key and path rules reach
+			// it too.
+			switch out, _, res := r.scrubJSON([]byte(f.Text), false, false); res {
 			case scrubbed:
 				f.Text = string(out)
 				changed = true
@@ -165,8 +189,8 @@ func (r *Redactor) Apply(f *Frame) bool {
 			f.Text = RedactedValue
 			changed = true
 		} else if s, ok := r.scrubKeyValues(f.Text); ok {
-			// Almost JSON, or a line that quotes some: the tolerant scan
-			// finds "key": value pairs all the same.
+			// Almost JSON, or a line that quotes some, or a command line:
+			// the tolerant scan finds key/value pairs all the same.
 			f.Text = s
 			changed = true
 		}
@@ -175,7 +199,7 @@ func (r *Redactor) Apply(f *Frame) bool {
 			changed = true
 		}
 	}
-	if headers && r.scrubHeaders(f, removed, remaining) {
+	if headers && r.scrubHeaders(f, removed, scrubbedRaw) {
 		changed = true
 	}
 	if changed {
@@ -192,49 +216,78 @@ const (
 )
 
 // scrubJSON applies paths, then key rules and value patterns, to a raw
-// message. With track, it also returns the scalars removed wholesale and
-// those left.
-func (r *Redactor) scrubJSON(raw []byte, track bool) (out []byte, removed, remaining map[string]bool, result int) {
+// message. With track, it also returns the scalars removed wholesale.
+func (r *Redactor) scrubJSON(raw []byte, track, cmdline bool) (out []byte, removed map[string]bool, result int) {
+	if !validJSON(raw) {
+		return nil, nil, scrubGaveUp
+	}
+	result = scrubUnchanged
+	if len(r.paths) > 0 {
+		var res int
+		out, removed, res = r.scrubPaths(raw, track)
+		switch res {
+		case scrubGaveUp:
+			return nil, nil, scrubGaveUp
+		case scrubbed:
+			raw, result = out, scrubbed
+		}
+	}
+	if r.hasKeys() || r.hasPatterns() {
+		if o, rem := r.scrubRaw(raw, track, cmdline); o != nil {
+			raw, result = o, scrubbed
+			for k := range rem {
+				if removed == nil {
+					removed = map[string]bool{}
+				}
+				removed[k] = true
+			}
+		} else if removed == nil {
+			removed = rem
+		}
+	}
+	if result != scrubbed {
+		return nil, removed, scrubUnchanged
+	}
+	return raw, removed, scrubbed
+}
+
+// scrubPaths applies the path rules to a parsed copy of raw, within the
+// budget (redactbudget.go), and re-encodes it when a path selected
+// anything (or when the bytes hold a key twice, which the tree would have
+// hidden from the paths).
+func (r *Redactor) scrubPaths(raw []byte, track bool) (out []byte, removed map[string]bool, result int) {
 	if r.overBudget(raw) {
-		return nil, nil, nil, scrubGaveUp
+		return nil, nil, scrubGaveUp
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var tree any
 	if dec.Decode(&tree) != nil {
-		return nil, nil, nil, scrubGaveUp
+		return nil, nil, scrubGaveUp
 	}
-	w := walker{r: r}
 	if track {
-		w.removed = map[string]bool{}
+		removed = map[string]bool{}
 	}
+	changed := false
 	for _, p := range r.paths {
 		for _, n := range p.SelectLocated(tree) {
-			w.noteRemoved(n.Node)
+			if removed != nil {
+				collectScalars(n.Node, removed)
+			}
 			tree = replaceAt(tree, n.Path)
-			w.changed = true
+			changed = true
 		}
 	}
-	tree = w.walk(tree, stateRoot, false)
-	if !w.changed && hasDuplicateKeys(raw) {
-		// The decoded tree keeps only the last of two equal keys, so the
-		// original bytes could still hold a shadowed secret: write the tree.
-		w.changed = true
-	}
-	if !w.changed {
-		return nil, nil, nil, scrubUnchanged
+	if !changed && !hasDuplicateKeys(raw) {
+		return nil, removed, scrubUnchanged
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if enc.Encode(tree) != nil {
-		return nil, nil, nil, scrubGaveUp
+		return nil, nil, scrubGaveUp
 	}
-	if track {
-		remaining = map[string]bool{}
-		collectScalars(tree, remaining)
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), w.removed, remaining, scrubbed
+	return bytes.TrimRight(buf.Bytes(), "\n"), removed, scrubbed
 }
 
 // replaceAt puts the placeholder at path in tree and returns the new tree
@@ -288,86 +341,6 @@ const (
 	stateSchema        // inside a tool's inputSchema or outputSchema
 )
 
-type walker struct {
-	r       *Redactor
-	changed bool
-	removed map[string]bool // nil unless headers need it
-}
-
-// walk scrubs v, found in state; noPattern leaves its strings to the value
-// patterns (the values of "type" and "x-mcp-header" in a schema).
-func (w *walker) walk(v any, state int, noPattern bool) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, val := range t {
-			if state != stateSchema && w.r.keys[strings.ToLower(k)] {
-				if s, ok := val.(string); !ok || s != RedactedValue {
-					w.noteRemoved(val)
-					t[k] = RedactedValue
-					w.changed = true
-				}
-				continue
-			}
-			t[k] = w.walk(val, childState(state, k), state == stateSchema && (k == "type" || k == "x-mcp-header"))
-		}
-		return t
-	case []any:
-		elem := stateData
-		switch state {
-		case stateRoot:
-			elem = stateRoot // a batch
-		case stateTools:
-			elem = stateTool
-		case stateSchema:
-			elem = stateSchema
-		}
-		flagNext := false
-		for i, val := range t {
-			s, isString := val.(string)
-			if !isString {
-				flagNext = false
-				t[i] = w.walk(val, elem, noPattern)
-				continue
-			}
-			if state != stateSchema && len(w.r.flagKeys) > 0 {
-				if flagNext {
-					flagNext = false
-					if s != RedactedValue {
-						w.noteRemoved(s)
-						t[i] = RedactedValue
-						w.changed = true
-					}
-					continue
-				}
-				if name, value, hasValue := strings.Cut(s, "="); strings.HasPrefix(name, "-") && w.r.flagKeys[flagKey(strings.TrimLeft(name, "-"))] {
-					if !hasValue {
-						flagNext = true
-						continue
-					}
-					if value != RedactedValue {
-						w.noteRemoved(value)
-						t[i] = name + "=" + RedactedValue
-						w.changed = true
-					}
-					continue
-				}
-			}
-			t[i] = w.walk(s, elem, noPattern)
-		}
-		return t
-	case string:
-		if noPattern {
-			return t
-		}
-		if s, ok := w.r.scrubString(t); ok {
-			w.changed = true
-			return s
-		}
-		return t
-	}
-	return v
-}
-
 // childState is the state of the value under key k of an object in state.
 func childState(state int, k string) int {
 	switch state {
@@ -391,12 +364,6 @@ func childState(state int, k string) int {
 		return stateSchema
 	}
 	return stateData
-}
-
-func (w *walker) noteRemoved(v any) {
-	if w.removed != nil {
-		collectScalars(v, w.removed)
-	}
 }
 
 // collectScalars adds the text of every string, number and boolean in v.
@@ -427,7 +394,14 @@ func collectScalars(v any, into map[string]bool) {
 func (r *Redactor) scrubString(s string) (string, bool) {
 	out := s
 	for _, re := range r.values {
-		out = re.ReplaceAllLiteralString(out, RedactedValue)
+		// Matching first: a replacement copies the text even when
+		// nothing matches.
+		if re.MatchString(out) {
+			out = re.ReplaceAllLiteralString(out, RedactedValue)
+		}
+	}
+	if r.secrets {
+		out, _ = secrets.Replace(out, RedactedValue)
 	}
 	return out, out != s
 }
@@ -437,8 +411,22 @@ func (r *Redactor) scrubString(s string) (string, bool) {
 // it mirrors a value removed from the body that no longer occurs there;
 // value patterns replace their matches in it. Mcp-Name is replaced only as
 // such a mirror.
-func (r *Redactor) scrubHeaders(f *Frame, removed, remaining map[string]bool) bool {
+func (r *Redactor) scrubHeaders(f *Frame, removed map[string]bool, body []byte) bool {
 	changed := false
+	// The removed scalars a header may mirror, and which of them the
+	// scrubbed body still holds elsewhere.
+	want := map[string]bool{}
+	if len(removed) > 0 {
+		for _, v := range append([]string{f.McpName}, headerValues(f)...) {
+			if d := decodeSentinel(v); removed[d] {
+				want[d] = true
+			}
+		}
+	}
+	var remaining map[string]bool
+	if len(want) > 0 && len(body) > 0 {
+		remaining = scalarsPresent(body, want)
+	}
 	mirrors := func(v string) bool {
 		d := decodeSentinel(v)
 		return removed[d] && !remaining[d]
@@ -454,7 +442,7 @@ func (r *Redactor) scrubHeaders(f *Frame, removed, remaining map[string]bool) bo
 		}
 		name := strings.ToLower(h.Name)
 		suffix := strings.TrimPrefix(name, "mcp-param-")
-		if (suffix != name && r.flagKeys[flagKey(suffix)]) || mirrors(h.Value) {
+		if (suffix != name && r.isFlag(suffix)) || mirrors(h.Value) {
 			h.Value, h.Redacted = RedactedValue, true
 			changed = true
 			continue
@@ -465,6 +453,15 @@ func (r *Redactor) scrubHeaders(f *Frame, removed, remaining map[string]bool) bo
 		}
 	}
 	return changed
+}
+
+// headerValues are the frame's Mcp-Param-* values.
+func headerValues(f *Frame) []string {
+	out := make([]string, len(f.McpParamHeaders))
+	for i, h := range f.McpParamHeaders {
+		out[i] = h.Value
+	}
+	return out
 }
 
 // scrubAllHeaders replaces every Mcp-Param-* value and Mcp-Name of a
@@ -529,7 +526,7 @@ func (r *Redactor) Command(argv []string) []string {
 // structural reports whether r has key or path rules, the ones that need a
 // parsed message.
 func (r *Redactor) structural() bool {
-	return len(r.keys) > 0 || len(r.paths) > 0
+	return r.hasKeys() || len(r.paths) > 0
 }
 
 // hasDuplicateKeys reports whether any object in the JSON value raw (valid

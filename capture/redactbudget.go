@@ -18,7 +18,8 @@ import (
 // deep makes that quadratic (a 240 KB message took 14 s and 1.4 GB). So
 // before any path runs, its cost is estimated from one walk of the bytes,
 // and a message whose estimate exceeds its budget (redactBudgetFactor times
-// its size, plus a little) is not redacted but withheld: logged as a
+// its size, plus a little, and never more than redactBudgetMax) is not
+// redacted but withheld: logged as a
 // skeleton that keeps its kind and id, marked redaction_skipped. A message
 // too deep to parse at all is withheld the same way: the rules cannot be
 // applied to it, and logging it as is could leak what they hide.
@@ -29,6 +30,14 @@ const redactBudgetFactor = 16
 
 // redactBudgetFloor is the budget every message has whatever its size.
 const redactBudgetFloor = 1 << 16
+
+// redactBudgetMax caps the budget whatever the message's size. Without it
+// a message padded with one long string bought room for any shape beside
+// it: a 9,990-deep message next to a 15 MiB string took $..k 1.74 GB. A
+// unit is about one step of a located path or one decoded value, a few
+// dozen bytes, so the cap keeps path rules within some hundred MB; a
+// message past it is withheld.
+const redactBudgetMax = 1 << 20
 
 // jsonShape is what a walk of a JSON value's bytes tells about the cost of
 // querying it: how many values it holds, and the sum of their depths.
@@ -99,7 +108,7 @@ func (r *Redactor) overBudget(raw []byte) bool {
 		return false
 	}
 	sh := shapeOf(raw)
-	budget := float64(redactBudgetFactor*len(raw) + redactBudgetFloor)
+	budget := float64(min(redactBudgetFactor*len(raw)+redactBudgetFloor, redactBudgetMax))
 	cost := 0.0
 	for _, p := range r.paths {
 		if cost += pathCost(p, sh); cost > budget {

@@ -26,7 +26,7 @@ func TestNewSessionID(t *testing.T) {
 	if !regexp.MustCompile(`^server\.py-` + strconv.Itoa(os.Getpid()) + `-[0-9a-f]{12}$`).MatchString(id) {
 		t.Errorf("session id %q", id)
 	}
-	if NewSessionID("x") == NewSessionID("x") {
+	if a, b := NewSessionID("x"), NewSessionID("x"); a == b {
 		t.Error("two ids are the same")
 	}
 	for label, want := range map[string]string{"127.0.0.1:38081": "127.0.0.1_38081", "exit 7": "exit_7", "files é": "files_é"} {

@@ -45,6 +45,11 @@ func stateDir() (string, stateSource) {
 	return filepath.Join(os.TempDir(), "mcpsnoop-"+userTag()), stateFromTemp
 }
 
+// LogDirEnv names the folder captures write their logs to when no flag
+// says where (the shim's and mcpsnoop http's default --log-dir), and where
+// the commands that read logs look for them besides the state directory.
+const LogDirEnv = "MCPSNOOP_LOG_DIR"
+
 // SessionsDir is where session logs live: <state>/sessions.
 func SessionsDir() string {
 	return filepath.Join(StateDir(), "sessions")

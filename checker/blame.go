@@ -157,6 +157,7 @@ func (fc *frameCtx) emitMismatch(warning string) {
 	}
 	if fc.msg.kind == kindRequest && fc.call != nil {
 		fc.call.headerMismatch = true
+		fc.refusable(refuseHeaders)
 	}
 	refs := ruleRefs(ids, fc.revision(), func(r *Rule) bool { return r.Mismatch || r.Signal == SignalMismatch })
 	fc.emitRules(SignalMismatch, rankMismatch, party, strings.Join(fc.kinds, ", "), text, refs)

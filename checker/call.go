@@ -48,6 +48,8 @@ type call struct {
 	wireTask bool // the request asked to run as a task (params.task): its answer is a CreateTaskResult
 	// What rules about the answer need to know of the request.
 	revision      string // declared protocol revision ("" for a legacy request)
+	rev           string // the revision its exchange is judged under (frame revision of the request)
+	clientRev     string // for a server's request: the revision the client's side set (W41, W42)
 	metaCaps      string // raw _meta clientCapabilities ("" when absent)
 	hasMetaCaps   bool
 	retryRequest  bool   // carried a non-null inputResponses or requestState
@@ -66,10 +68,13 @@ type call struct {
 	taskCancelled bool
 
 	// Who is at fault for a refusal of the request (blame.go).
-	faulty         bool   // the request broke a catalogue rule
-	headerMismatch bool   // its routing headers disagreed with its body
-	blameRaw       []byte // a copy of a small request, while the call is open
-	blameRev       string // the revision it is judged under
+	faulty         bool    // the request broke a catalogue rule
+	headerMismatch bool    // its routing headers disagreed with its body
+	mustRefuse     refusal // what a 2026-07-28 server must refuse it for (stateless.go)
+	foreignOrigin  bool    // its Origin named another site than the loopback (W50)
+	foreignHost    bool    // and so did its Host
+	blameRaw       []byte  // a copy of a small request, while the call is open
+	blameRev       string  // the revision it is judged under
 
 	// Kept for exports (Config.KeepBodies), cloned from their frames.
 	params, result, errRaw []byte

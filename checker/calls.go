@@ -2,6 +2,7 @@ package checker
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -132,4 +133,29 @@ func (s *session) reportRemaining() {
 			s.report(c, true)
 		}
 	}
+}
+
+// maxOpenCalls bounds the calls a session keeps in flight. A peer that
+// sends a million requests nobody answers made check and the hub hold
+// them all (1.5 GB, 1.8 GB); past the bound a request is counted
+// (Counters.Untracked) and not kept, and the answer it may get is not
+// judged.
+const maxOpenCalls = 10_000
+
+// untracked handles a request past maxOpenCalls: counted, said once (a
+// note finding on the first), and its answer left unjudged (it takes one
+// of the credits that keep an unmatched answer from being reported).
+func (s *session) untracked(fc *frameCtx) {
+	s.counters.Untracked++
+	s.truncCredit++
+	if s.counters.Untracked > 1 {
+		return
+	}
+	s.addFinding(findingInput{
+		signal: SignalPending, level: LevelNote, phase: phaseFrames, ordinal: fc.ordinal, rank: rankPending,
+		party: sender(opposite(fc.f.Direction)), seq: fc.f.Seq, path: fc.pos.Path, line: fc.pos.Line,
+		kind: "request not tracked: <n> calls already in flight",
+		text: "request not tracked: " + strconv.Itoa(maxOpenCalls) + " calls are already in flight; " +
+			"this one and later ones past that are counted (untracked_requests), and their answers not judged",
+	})
 }

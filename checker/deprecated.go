@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/tidwall/gjson"
 )
 
@@ -15,14 +16,21 @@ const (
 	noteLoggingMessage = "logging notifications/message is deprecated (2026-07-28); use stderr for stdio or OpenTelemetry instead"
 	noteCode32002      = "error code -32002 (resource not found) is retired (2026-07-28); use -32602 invalid params instead"
 	noteCode32042      = "error code -32042 (URL elicitation required) was defined only in 2025-11-25 and is retired"
+	// From the spec's registry of deprecated features (SEP-2596), with the
+	// earliest removal it states.
+	noteIncludeContext = `sampling includeContext "thisServer" and "allServers" are deprecated (2025-11-25); omit it or use "none" (earliest removal: with Sampling, the first revision released on or after 2027-07-28)`
+	noteHTTPSSE        = "the HTTP+SSE transport is deprecated (2025-03-26); use Streamable HTTP (earliest removal: three months after SEP-2596 reaches Final)"
 )
 
 // deprecationNote returns the deprecation note of a frame (check.md 3.7), "" when none,
 // given the frame's method (any kind: request or notification; "" for responses), and for
 // responses whether the result is input_required with its inputRequests object, and the
 // error object (gjson.Result{} when none).
-func deprecationNote(method string, inputRequired bool, inputRequests gjson.Result, errVal gjson.Result) string {
+func deprecationNote(method string, params gjson.Result, inputRequired bool, inputRequests gjson.Result, errVal gjson.Result) string {
 	if note := methodDeprecationNote(method); note != "" {
+		if ctx := includeContextNote(method, params); ctx != "" {
+			note += "; " + ctx
+		}
 		return note
 	}
 	if inputRequired {
@@ -39,6 +47,19 @@ func deprecationNote(method string, inputRequired bool, inputRequests gjson.Resu
 				return noteCode32042
 			}
 		}
+	}
+	return ""
+}
+
+// includeContextNote is the note of a sampling request asking for the
+// deprecated context of this server or of all servers.
+func includeContextNote(method string, params gjson.Result) string {
+	if method != "sampling/createMessage" || !params.IsObject() {
+		return ""
+	}
+	switch params.Get("includeContext").Str {
+	case "thisServer", "allServers":
+		return noteIncludeContext
 	}
 	return ""
 }
@@ -67,12 +88,16 @@ func innerDeprecationNotes(inputRequests gjson.Result) string {
 		return ""
 	}
 	var methods []string
+	withContext := false
 	inputRequests.ForEach(func(_, req gjson.Result) bool {
 		if !req.IsObject() {
 			return true
 		}
 		if m := req.Get("method"); m.Type == gjson.String && methodDeprecationNote(m.Str) != "" {
 			methods = append(methods, m.Str)
+			if includeContextNote(m.Str, req.Get("params")) != "" {
+				withContext = true
+			}
 		}
 		return true
 	})
@@ -94,5 +119,23 @@ func innerDeprecationNotes(inputRequests gjson.Result) string {
 			notes = append(notes, note)
 		}
 	}
+	if withContext {
+		notes = append(notes, noteIncludeContext)
+	}
 	return strings.Join(notes, "; ")
+}
+
+// legacyEndpoint reports the first event of the deprecated HTTP+SSE
+// transport: on the event stream a GET opened, the URI the client is to
+// POST its messages to (an "endpoint" event). Not JSON-RPC, and no stray
+// output either: the old transport's own handshake.
+func legacyEndpoint(f *capture.Frame) bool {
+	if f.Transport != capture.TransportHTTP || f.Direction != capture.ServerToClient || f.HTTPMethod != "GET" || f.Text == "" {
+		return false
+	}
+	t := f.Text
+	if strings.ContainsAny(t, " \t\r\n") {
+		return false
+	}
+	return strings.HasPrefix(t, "/") || strings.HasPrefix(t, "http://") || strings.HasPrefix(t, "https://")
 }

@@ -21,8 +21,15 @@ func TestDeprecationNote(t *testing.T) {
 		inputRequired bool
 		inputRequests string // "" = absent
 		errVal        string // "" = absent
+		params        string // "" = absent
 		want          string
 	}{
+		// includeContext (SEP-2596's registry), beside sampling's own note.
+		{name: "includeContext thisServer", method: "sampling/createMessage", params: `{"includeContext":"thisServer"}`, want: sampling + "; " + noteIncludeContext},
+		{name: "includeContext allServers", method: "sampling/createMessage", params: `{"includeContext":"allServers"}`, want: sampling + "; " + noteIncludeContext},
+		{name: "includeContext none", method: "sampling/createMessage", params: `{"includeContext":"none"}`, want: sampling},
+		{name: "includeContext inside inputRequests", inputRequired: true,
+			inputRequests: `{"a":{"method":"sampling/createMessage","params":{"includeContext":"allServers"}}}`, want: sampling + "; " + noteIncludeContext},
 		// Rule 1: the frame's own method.
 		{name: "roots/list", method: "roots/list", want: roots},
 		{name: "roots/anything", method: "roots/other", want: roots},
@@ -79,7 +86,11 @@ func TestDeprecationNote(t *testing.T) {
 			if tt.errVal != "" {
 				ev = gjson.Parse(tt.errVal)
 			}
-			if got := deprecationNote(tt.method, tt.inputRequired, ir, ev); got != tt.want {
+			var params gjson.Result
+			if tt.params != "" {
+				params = gjson.Parse(tt.params)
+			}
+			if got := deprecationNote(tt.method, params, tt.inputRequired, ir, ev); got != tt.want {
 				t.Errorf("deprecationNote(%q, %v, %s, %s) =\n  %q\nwant\n  %q", tt.method, tt.inputRequired, tt.inputRequests, tt.errVal, got, tt.want)
 			}
 		})

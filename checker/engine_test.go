@@ -16,7 +16,7 @@ import (
 // "seq dir ms raw-or-text", ms being milliseconds after a fixed start.
 func logOf(sid string, frames ...string) string {
 	var b strings.Builder
-	start := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+	start := time.Date(2027, 7, 28, 12, 0, 0, 0, time.UTC) // after every revision the tests name
 	for _, fr := range frames {
 		parts := strings.SplitN(fr, " ", 4)
 		var seq, ms int

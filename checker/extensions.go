@@ -41,6 +41,7 @@ type extensionState struct {
 	serverSeen       bool // a readable result declared capabilities
 	serverUnreadable bool // a result's capabilities could not be read
 	serverAdvertised bool // some result advertised Tasks
+	serverEvents     bool // some result advertised Events (events.go)
 	// Tasks handed out by a tools/call, by id: what the client had declared
 	// on that call, for the notifications/tasks that report on the task.
 	tasks map[string]taskRef
@@ -54,7 +55,10 @@ type taskRef struct {
 // tasksEvidence reads a capabilities object for the extension. Only an
 // object, or null, declares anything; any other value (a redacted
 // "[REDACTED]" among them) shows nothing.
-func tasksEvidence(caps gjson.Result) extEvidence {
+func tasksEvidence(caps gjson.Result) extEvidence { return extensionEvidence(caps, tasksExtension) }
+
+// extensionEvidence reads a capabilities object for extension id.
+func extensionEvidence(caps gjson.Result, id string) extEvidence {
 	switch {
 	case caps.Type == gjson.Null:
 		return evAbsent
@@ -68,7 +72,7 @@ func tasksEvidence(caps gjson.Result) extEvidence {
 	case !ext.IsObject():
 		return evUnknown
 	}
-	if v := ext.Get(escapeKey(tasksExtension)); v.Exists() && v.Type != gjson.Null && v.Type != gjson.False {
+	if v := ext.Get(escapeKey(id)); v.Exists() && v.Type != gjson.Null && v.Type != gjson.False {
 		return evAdvertised
 	}
 	return evAbsent
@@ -100,6 +104,9 @@ func (s *session) extensionRules(fc *frameCtx) {
 	case kindRequest:
 		if strings.HasPrefix(m.method, "tasks/") {
 			s.tasksRequestRule(fc)
+		}
+		if eventsMethod(m.method) {
+			s.eventsRequestRule(fc)
 		}
 	case kindNotification:
 		if m.method == "notifications/tasks" {
@@ -180,6 +187,9 @@ func (s *session) tasksResponseRules(fc *frameCtx) {
 	switch method {
 	case "server/discover", "initialize":
 		if f.Direction == capture.ServerToClient && m.resultType() != "input_required" {
+			if extensionEvidence(m.resultField("capabilities"), eventsExtension) == evAdvertised {
+				s.ext.serverEvents = true
+			}
 			switch tasksEvidence(m.resultField("capabilities")) {
 			case evAdvertised:
 				s.ext.serverAdvertised = true

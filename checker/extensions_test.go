@@ -93,7 +93,8 @@ func TestTasksExtensionRule(t *testing.T) {
 		{name: "task handle where the request declared null capabilities",
 			frames: []string{"c2s 0 " + slow("1", rev, `null`), "s2c 1 " + rpcResult("1", handle)},
 			skip:   []int{1},
-			want:   []string{`line 2: tool "slow" answered with a task handle` + uses + "client never advertised"}},
+			// W52 too: a request without its clientCapabilities must be refused.
+			want: []string{`line 2: server answered with a result a request missing its required _meta, which 2026-07-28 requires it to refuse (-32602, HTTP 400), tool "slow" answered with a task handle` + uses + "client never advertised"}},
 		{name: "task handle where the request declared null extensions",
 			frames: []string{"c2s 0 " + slow("1", rev, `{"extensions":null}`), "s2c 1 " + rpcResult("1", handle)},
 			want:   []string{`line 2: tool "slow" answered with a task handle` + uses + "client never advertised"}},
@@ -107,7 +108,8 @@ func TestTasksExtensionRule(t *testing.T) {
 		{name: "gate: the request advertised it",
 			frames: []string{"c2s 0 " + slow("1", rev, tasksExt), "s2c 1 " + rpcResult("1", handle)}},
 		{name: "gate: the request carried no clientCapabilities",
-			frames: []string{"c2s 0 " + slow("1", rev, ""), "s2c 1 " + rpcResult("1", handle)}, skip: []int{1}},
+			frames: []string{"c2s 0 " + slow("1", rev, ""), "s2c 1 " + rpcResult("1", handle)}, skip: []int{1},
+			want: []string{`line 2: server answered with a result a request missing its required _meta, which 2026-07-28 requires it to refuse (-32602, HTTP 400)`}}, // W52, not W49
 		{name: "gate: the request's clientCapabilities were redacted",
 			frames: []string{"c2s 0 " + slow("1", rev, `"[REDACTED]"`), "s2c 1 " + rpcResult("1", handle)}, redacted: []int{1}, skip: []int{1}},
 		{name: "gate: the request's extensions were redacted",

@@ -50,6 +50,7 @@ type findingInput struct {
 	kind        string
 	text        string
 	rules       []RuleRef
+	hits        bool // count rules among the session's rule hits once reported
 	wire        *wire.Finding
 }
 
@@ -149,6 +150,12 @@ func (h *findingSet) sorted(labels map[string]string, accepted map[string]bool) 
 
 // addFinding records a finding of this session.
 func (s *session) addFinding(in findingInput) {
+	if s.holdFinding(in) {
+		return // the frame may be a probe's (probe.go)
+	}
+	if in.hits {
+		s.ruleHits.add(in.rules)
+	}
 	rule := in.rule
 	if rule == "" {
 		rule = in.signal.RuleID()

@@ -49,6 +49,11 @@ type frameCtx struct {
 	cacheScope  string
 
 	withheld bool // the body was withheld (redaction_skipped): no rule judges it
+	dupKeys  bool // an object of the message repeats a member name (W59)
+	// initMissing: W57 reported missing initialize fields; the schema
+	// finding leaves them out.
+	initMissing bool
+	getJudged   bool // W58 looked at the frame
 }
 
 type frameError struct {
@@ -176,11 +181,10 @@ func (fc *frameCtx) finish() {
 // emitRules emits a finding of catalogue rules and counts the rules'
 // frames.
 func (fc *frameCtx) emitRules(sig Signal, rank int, party Party, kind, text string, refs []RuleRef) {
-	fc.s.ruleHits.add(refs)
 	fc.s.addFinding(findingInput{
 		signal: sig, phase: phaseFrames, ordinal: fc.ordinal, rank: rank, party: party,
 		seq: fc.f.Seq, path: fc.pos.Path, line: fc.pos.Line,
-		method: fc.method, tool: fc.tool, kind: kind, text: text, rules: refs,
+		method: fc.method, tool: fc.tool, kind: kind, text: text, rules: refs, hits: true,
 	})
 }
 

@@ -61,10 +61,10 @@ func (s *session) headerRules(fc *frameCtx) {
 	switch {
 	case f.Direction == capture.ClientToServer && m.kind == kindRequest && !f.Batch:
 		s.requestMetaRules(fc)
-	case s.stateless && f.Direction == capture.ServerToClient && m.kind == kindRequest && !f.Batch:
+	case f.Direction == capture.ServerToClient && m.kind == kindRequest && !f.Batch && atLeast20260728(fc.clientRevision()):
 		fc.warn("W41", "server sent a JSON-RPC request <m>, which 2026-07-28 replaced with the MRTR pattern",
 			"server sent a JSON-RPC request "+strconv.Quote(m.method)+", which 2026-07-28 replaced with the MRTR pattern")
-	case s.stateless && f.Direction == capture.ClientToServer && m.kind == kindResponse:
+	case f.Direction == capture.ClientToServer && m.kind == kindResponse && atLeast20260728(fc.clientRevision()):
 		fc.warn("W42", "client sent a JSON-RPC response, which 2026-07-28 no longer defines",
 			"client sent a JSON-RPC response, which 2026-07-28 no longer defines")
 	}
@@ -159,15 +159,14 @@ func (s *session) requestMetaRules(fc *frameCtx) {
 	if caps := member(meta, metaClientCapabilities); !caps.Exists() || caps.Type == gjson.Null {
 		fc.warn("W43", "request _meta is missing required io.modelcontextprotocol/clientCapabilities",
 			"request _meta is missing required io.modelcontextprotocol/clientCapabilities")
+		fc.refusable(refuseMeta)
 	}
 	// W44
 	if !hasMetaVersion {
 		fc.warn("W44", "request _meta is missing required io.modelcontextprotocol/protocolVersion",
 			"request _meta is missing required io.modelcontextprotocol/protocolVersion")
+		fc.refusable(refuseMeta)
 	}
-	// From here on the session speaks 2026-07-28: server requests and client
-	// responses no longer exist (W41, W42).
-	s.stateless = true
 }
 
 const (

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/internal/jsondup"
 	"github.com/tidwall/gjson"
 )
 
@@ -64,4 +66,42 @@ func isIntegral(raw string) bool {
 		return false
 	}
 	return f == math.Trunc(f)
+}
+
+// duplicateKeyRule applies W59: a client's request that repeats a member
+// name in one of its objects. JSON leaves its meaning open; the servers'
+// decoders (JavaScript, Go, Python) take the last occurrence, and so does
+// everything mcpsnoop reads, but a reader that takes the first (a gateway,
+// a policy filter) sees another request than the server runs.
+func duplicateKeyRule(fc *frameCtx) {
+	if !fc.dupKeys || fc.msg.kind != kindRequest || fc.f.Direction != capture.ClientToServer {
+		return
+	}
+	name, _ := jsondup.Repeated(fc.f.Raw)
+	fc.warn("W59", "request repeats the member name <name> in one object; servers take its last occurrence",
+		"request repeats the member name "+strconv.Quote(fc.s.serverWords(name))+" in one object; servers take its last occurrence")
+}
+
+// readsWhole reports a message whose every member the checker may read,
+// and so is looked at for repeated names: a request, a notification, and
+// an answer that defines what the server offers (its tools, prompts and
+// resources, its capabilities). Other results are large and read in a few
+// places (resultType and isError take their last occurrence as they are
+// parsed), so they are not walked: the walk is a tenth of a check's time.
+func (s *session) readsWhole(fc *frameCtx) bool {
+	m := &fc.msg
+	switch m.kind {
+	case kindRequest, kindNotification:
+		return true
+	case kindResponse:
+		c := s.calls.open[callKey{dir: opposite(fc.f.Direction), id: m.idText(), conn: fc.f.ConnID}]
+		if c == nil {
+			return false
+		}
+		switch c.method {
+		case "initialize", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+			return true
+		}
+	}
+	return false
 }

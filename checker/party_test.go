@@ -412,3 +412,34 @@ func TestProxyRefusalIsNoError(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateKeysReadLast: a repeated member name means what the
+// servers' decoders make of it, its last occurrence, for everything the
+// checker reads (the tool an assertion forbids, the id an answer matches,
+// isError); a client's request that repeats a name is W59.
+func TestDuplicateKeysReadLast(t *testing.T) {
+	log := partyLog("stdio",
+		c2s(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"safe","arguments":{},"name":"delete_repo"}}`),
+		s2c(`{"jsonrpc":"2.0","id":9,"id":1,"result":{"isError":false,"content":[],"isError":true}}`),
+		c2s(`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"progressToken":"a","progressToken":"b"}}}`),
+		s2c(rpcResult("2", `{}`)),
+		c2s(rpcRequest("3", "tools/list", `{}`)),
+		s2c(rpcResult("3", `{"tools":[{"name":"read_file","inputSchema":{"type":"object"},"name":"delete_repo"}]}`)))
+	rep := check(t, checker.Config{ForbidTools: []string{"delete_repo"}}, log)
+	sameLines(t, "findings", partyLines(rep), []string{
+		`warn client request repeats the member name "name" in one object; servers take its last occurrence`,
+		"error server tools/call delete_repo (id 1) ended in an error: the result is marked isError",
+		`warn client request repeats the member name "progressToken" in one object; servers take its last occurrence`,
+		` run forbidden tool "delete_repo" was called`, // an assertion: no signal
+	})
+	if rep.Verdict != checker.Failed {
+		t.Errorf("verdict %s: --forbid-tool delete_repo passed a call of delete_repo", rep.Verdict)
+	}
+	if s := rep.Sessions[0]; s.Counters.Pending != 0 || len(s.Tools) != 1 || s.Tools[0].Name != "delete_repo" {
+		t.Errorf("pending %d, tools %+v", s.Counters.Pending, s.Tools)
+	}
+	// A listing is read as clients read it: the tool is delete_repo.
+	if l := rep.Sessions[0].Listing; len(l.Tools) != 1 || l.Tools[0].Name != "delete_repo" {
+		t.Errorf("listing %+v, want the one tool delete_repo", l.Tools)
+	}
+}

@@ -25,7 +25,7 @@ func (s *session) onStatusReply(fc *frameCtx) {
 	if len(f.ReplyTo) == 0 || f.Status < 400 || f.Direction != capture.ServerToClient {
 		return
 	}
-	if f.HasBody() && fc.msg.kind != kindNotRPC {
+	if f.HasBody() && fc.msg.kind != kindNotRPC && !oauthErrorBody(&fc.msg, f.Status) {
 		return // a JSON-RPC message answers for itself
 	}
 	key := callKey{dir: capture.ClientToServer, id: string(f.ReplyTo), conn: f.ConnID}
@@ -67,4 +67,24 @@ func (s *session) refusedByProxy(fc *frameCtx) {
 		ordinal: fc.ordinal, rank: rankError, seq: f.Seq, path: fc.pos.Path, line: fc.pos.Line,
 		method: fc.method, tool: fc.tool, kind: "the proxy refused the request itself with HTTP <status>", text: text,
 	})
+}
+
+// emptyStream applies W55 to an event stream that ended without a single
+// event while the request it answered (reply_to) waited: nothing can
+// answer it any more. The call is settled as failed, so it is not left
+// pending, and the warning is the server's.
+func (s *session) emptyStream(fc *frameCtx) {
+	f := fc.f
+	if len(f.ReplyTo) == 0 || f.Direction != capture.ServerToClient {
+		return
+	}
+	c := s.calls.open[callKey{dir: capture.ClientToServer, id: string(f.ReplyTo), conn: f.ConnID}]
+	if c == nil || !c.open() || c.answered {
+		return
+	}
+	fc.belongsTo(c)
+	c.it.answerHop(f.TS, nil)
+	s.conclude(c, f.TS, true, 0)
+	fc.warn("W55", "the event stream answering <subject> ended without an event, so the request can never be answered",
+		"the event stream answering "+c.subject()+" ended without an event, so the request can never be answered")
 }

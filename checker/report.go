@@ -231,6 +231,9 @@ type Counters struct {
 	MissingFrames  int `json:"missing_frames"`
 	SchemaFindings int `json:"schema_findings"`
 	Drift          int `json:"drift"`
+	// Untracked counts requests not kept because the session already had
+	// 10,000 calls in flight (their answers are not judged).
+	Untracked int `json:"untracked_requests,omitempty"`
 	// WireFindings counts frames that break their revision's schema. It is
 	// counted only when validation ran (SessionReport.Wire is set), and the
 	// JSON report shows it only then.

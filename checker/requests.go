@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/tidwall/gjson"
 )
 
@@ -46,6 +47,10 @@ func (s *session) onRequest(fc *frameCtx) {
 		delete(s.calls.open, key)
 	}
 
+	if len(s.calls.open) >= maxOpenCalls {
+		s.untracked(fc)
+		return
+	}
 	name := m.opName()
 	c := &call{
 		key:        clone2(key),
@@ -59,7 +64,7 @@ func (s *session) onRequest(fc *frameCtx) {
 		line:       fc.pos.Line,
 		roundTrips: 1,
 	}
-	if m.method == "subscriptions/listen" {
+	if longLived(m.method) {
 		c.state = stateStreaming
 	} else {
 		c.state = statePending
@@ -84,6 +89,8 @@ func (s *session) onRequest(fc *frameCtx) {
 	}
 	s.keepRequest(fc, c)
 	s.keepRequestForBlame(fc, c)
+	s.startProbe(fc, c)
+	s.noteForeignOrigin(fc, c)
 	if cacheableMethod(c.method) && s.cache.fresh != nil {
 		fc.staleFetch = s.cache.refetch(c, f.TS)
 	}
@@ -105,6 +112,13 @@ func (s *session) onRequest(fc *frameCtx) {
 func (s *session) describeRequest(fc *frameCtx, c *call) {
 	m := &fc.msg
 	c.revision = clone(declaredRevision(m, fc.f))
+	if fc.f.Direction == capture.ClientToServer && c.method != "initialize" {
+		s.versionRefusal(fc, c)
+	}
+	c.rev = clone(fc.revision())
+	if fc.f.Direction == capture.ServerToClient {
+		c.clientRev = clone(fc.clientRevision())
+	}
 	if caps := m.metaField("io.modelcontextprotocol/clientCapabilities"); caps.Exists() {
 		c.hasMetaCaps, c.metaCaps = true, clone(caps.Raw)
 	}
@@ -121,4 +135,11 @@ func (s *session) describeRequest(fc *frameCtx, c *call) {
 // clone2 copies a key's strings out of the frame buffer.
 func clone2(k callKey) callKey {
 	return callKey{dir: internDir(k.dir), id: clone(k.id), conn: clone(k.conn), nullSeq: k.nullSeq}
+}
+
+// longLived reports a request that holds a stream open until the client
+// cancels it, so that it is never pending: subscriptions/listen, and the
+// Events extension's events/stream.
+func longLived(method string) bool {
+	return method == "subscriptions/listen" || method == methodEventsStream
 }

@@ -106,7 +106,7 @@ func (fc *frameCtx) answeredBeforeAsked(c *call) {
 // lateAnswer handles the first answer to a call that was cancelled.
 func (s *session) lateAnswer(fc *frameCtx, c *call) {
 	c.answered = true
-	if c.method == "subscriptions/listen" {
+	if longLived(c.method) {
 		// The graceful close of a cancelled stream: not a late result, but
 		// what it answered is kept for exports.
 		s.keepAnswer(fc, c)
@@ -155,6 +155,7 @@ func (s *session) conclude(c *call, ts time.Time, errored bool, size int) {
 		c.state = stateFailed
 	} else {
 		c.state = stateCompleted
+		s.succeeded(c)
 	}
 	s.unpark(c)
 	s.calls.retire(c)
@@ -185,6 +186,10 @@ func (s *session) answerSideEffects(fc *frameCtx, c *call) {
 // 3.3 B), in table order. A tools/list answer also updates the advertised
 // tools here, since W16 sits between W15 and the cache rules.
 func (s *session) responseRules(fc *frameCtx, c *call) {
+	s.originRule(fc, c)
+	s.mustRefuseRules(fc, c)
+	s.onResourceLists(fc, c)
+	s.emptyReadRule(fc, c)
 	s.inputRequiredRules(fc, c)
 	s.resultTypeRules(fc, c)
 	if c.method == "tools/list" {

@@ -120,7 +120,7 @@ func TestResultTypeHeaderRevision(t *testing.T) {
 		header string
 		want   []string
 	}{
-		{"2026-07-28", []string{"session s line 2: result is missing required resultType"}},
+		{"2026-07-28", []string{"session s line 2: server answered with a result a request missing its required _meta, which 2026-07-28 requires it to refuse (-32602, HTTP 400), result is missing required resultType"}},
 		{"2025-11-25", nil},
 	} {
 		log := line(1, "c2s", `,"mcp_protocol_version":"`+tc.header+`"`, rpcRequest("1", "ping", `{}`)) +

@@ -29,7 +29,7 @@ func (s *session) serverCancelRules(fc *frameCtx) {
 	} else {
 		return
 	}
-	if method == "subscriptions/listen" || !atLeast20260728(revision) {
+	if longLived(method) || !atLeast20260728(revision) {
 		return
 	}
 	fc.method, fc.tool = method, tool

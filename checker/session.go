@@ -4,10 +4,12 @@ import (
 	"sort"
 
 	"github.com/tidwall/gjson"
-	"strconv"
 	"time"
 
+	"net/http"
+
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/internal/jsondup"
 )
 
 // session is the running state of one session_id.
@@ -25,6 +27,7 @@ type session struct {
 	lastSeq     uint64
 	seqs        seqRecord // the seqs each input gave, for merging copies (merge.go)
 	dropped     uint64    // frames the log's closing frame says the capture lost
+	ends        logEnds   // what the log says of its completeness (logends.go)
 	frames      int       // frames ingested, the position of the next one
 	calls       callTable
 	parked      []*call          // calls waiting on an input_required answer, oldest first
@@ -45,7 +48,6 @@ type session struct {
 	lastToolsListLine int
 	lastToolsListPath string
 	inv               inventory
-	stateless         bool // a c2s request declared 2026-07-28 or later
 
 	interactions          []keptInteraction
 	interactionsTruncated int
@@ -70,6 +72,13 @@ type session struct {
 	prog   progressState
 	params paramHeaderState
 	ext    extensionState
+	http   httpState
+	res    resourceState
+
+	// A 2026-07-28 probe refused by an older server (probe.go).
+	probe       *probeState
+	probeSeen   bool         // the session's first client request was looked at
+	probeFrames map[int]bool // the frames of a confirmed probe
 
 	rev      revisionState
 	wire     wireState
@@ -105,11 +114,9 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 	if s.transport == "" && f.Transport != "" {
 		s.transport = clone(f.Transport)
 	}
-	// Seq gaps are lost frames; reordered or repeated seqs add nothing.
-	if f.Seq > s.lastSeq {
-		s.counters.MissingFrames += int(min(f.Seq-s.lastSeq-1, uint64(1<<31)))
-		s.lastSeq = f.Seq
-	}
+	// Seq gaps are lost frames (logends.go).
+	s.seq(f)
+	s.logFrame(f)
 	ordinal := s.frames
 	s.frames++
 	if s.first.IsZero() {
@@ -130,6 +137,7 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		s.dropped = max(s.dropped, f.Dropped)
 		s.onMeta(f)
 		s.bl.onMetaCommand(f)
+		s.onTarget(f)
 		s.emitEvent(f, pos, ordinal, EventMeta)
 		return // a control frame is never judged
 	case f.Direction == capture.Stderr:
@@ -143,36 +151,60 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		return
 	}
 	fc := &frameCtx{s: s, f: f, pos: pos, ordinal: ordinal, callIndex: -1}
+	if s.probe != nil {
+		before := s.counters
+		defer s.afterProbeFrame(fc, before) // after finish: its findings are made
+	}
 	defer fc.finish()
 
 	if f.ByProxy && f.Direction == capture.ServerToClient {
 		s.refusedByProxy(fc)
 		return // the server never saw the request: nothing of its to judge
 	}
+	s.http.noteAnswered(f)
 	if !f.HasBody() {
-		if f.Status >= 400 {
-			fc.transportError()
+		switch {
+		case f.StreamEmpty:
+			s.emptyStream(fc)
+		case f.Status >= 400:
+			s.httpFailure(fc)
+		case f.Status > 0 && f.Direction == capture.ServerToClient:
+			s.succeeded(nil) // an exchange of no call got through
+			s.http.noteDelete(f)
+			if f.HTTPMethod == http.MethodGet {
+				s.getAnswer(fc)
+			}
 		}
-		s.onStatusReply(fc)
 		return // a bare status: a silent transport frame
 	}
 	fc.msg = parseMessage(f.Raw)
+	if s.readsWhole(fc) && jsondup.Has(f.Raw) {
+		// Read as the servers' decoders read it: the last occurrence of a
+		// repeated name (W59 says so for a request).
+		fc.dupKeys = true
+		fc.msg = parseMessage(jsondup.LastWins(f.Raw))
+	}
 	if f.RedactionSkipped {
 		s.withheld(fc)
 		return
 	}
-	if fc.msg.kind == kindNotRPC {
-		if f.Status >= 400 {
-			fc.transportError()
-			s.onStatusReply(fc)
-		} else {
+	if fc.msg.kind == kindNotRPC || oauthErrorBody(&fc.msg, f.Status) {
+		switch {
+		case f.Status >= 400:
+			s.httpFailure(fc)
+		case legacyEndpoint(f):
+			s.counters.Deprecated++
+			fc.deprecated = noteHTTPSSE
+		default:
 			fc.invalid()
 		}
 		return
 	}
+	s.http.notePosted(f, fc.msg.kind)
 	checkJSONRPCShape(fc)
 	switch fc.msg.kind {
 	case kindRequest:
+		s.probeNext(fc)
 		s.traffic.Requests++
 		s.onTraceparent(fc)
 		s.onRequest(fc)
@@ -212,6 +244,8 @@ func (s *session) frameRules(fc *frameCtx) {
 	s.paramHeaderRules(fc)
 	s.transportRules(fc)
 	s.extensionRules(fc)
+	s.initializeRules(fc)
+	duplicateKeyRule(fc)
 }
 
 // deprecation marks a frame that uses a feature 2026-07-28 deprecated.
@@ -227,10 +261,11 @@ func (s *session) deprecation(fc *frameCtx) {
 		inputRequests = m.resultField("inputRequests")
 	}
 	method := ""
+	var params gjson.Result
 	if m.kind == kindRequest || m.kind == kindNotification {
-		method = m.method
+		method, params = m.method, m.params
 	}
-	if note := deprecationNote(method, inputRequired, inputRequests, errVal); note != "" {
+	if note := deprecationNote(method, params, inputRequired, inputRequests, errVal); note != "" {
 		s.counters.Deprecated++
 		fc.deprecated = note
 	}
@@ -239,6 +274,9 @@ func (s *session) deprecation(fc *frameCtx) {
 // close ends the session: pending calls become findings, assertions are
 // evaluated, and the summary is built.
 func (s *session) close() *SessionReport {
+	if s.probe != nil {
+		s.endProbe(false) // never followed by initialize: no probe
+	}
 	// Calls still pending at the end, in request order.
 	pending := make([]*call, 0, len(s.calls.pending))
 	for c := range s.calls.pending {
@@ -258,17 +296,9 @@ func (s *session) close() *SessionReport {
 	}
 	s.counters.Pending = len(pending)
 	s.reportRemaining()
+	s.unsettled401s()
 
-	if s.dropped > uint64(s.counters.MissingFrames) {
-		s.counters.MissingFrames = int(min(s.dropped, 1<<31))
-	}
-	if n := s.counters.MissingFrames; n > 0 {
-		s.addFinding(findingInput{
-			signal: SignalIncomplete, phase: phaseIncomplete, sessionWide: true, party: PartyTransport,
-			kind: "session has <n> dropped frame(s)",
-			text: " has " + strconv.Itoa(n) + " " + plural(n, "dropped frame", "dropped frames"),
-		})
-	}
+	s.incomplete()
 
 	sr := &SessionReport{
 		ID:        s.id,

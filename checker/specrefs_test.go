@@ -103,8 +103,8 @@ func TestRuleSpecURL(t *testing.T) {
 			t.Errorf("%s applies to %s: %v, want %v", tt.id, tt.rev, !tt.applies, tt.applies)
 		}
 	}
-	if _, ok := checker.LookupRule("W50"); ok {
-		t.Error("W50 found")
+	if _, ok := checker.LookupRule("W99"); ok {
+		t.Error("W99 found: no such rule")
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/tidwall/gjson"
 )
 
 // transportRules judges the HTTP headers the Streamable HTTP transport
@@ -20,11 +21,16 @@ func (s *session) transportRules(fc *frameCtx) {
 	}
 	switch f.Direction {
 	case capture.ClientToServer:
+		s.versionHeaderRule(fc)
 		if f.Accept != "" && !acceptsJSONAndSSE(f.Accept) {
 			fc.warn("W46", "request Accept <accept> does not offer both application/json and text/event-stream, which Streamable HTTP requires",
 				"request Accept "+strconv.Quote(f.Accept)+" does not offer both application/json and text/event-stream, which Streamable HTTP requires")
 		}
 	case capture.ServerToClient:
+		if f.HTTPMethod == "GET" && f.Status >= 200 && f.Status < 300 && fc.msg.kind != kindNotRPC && !fc.getJudged {
+			fc.getJudged = true
+			s.getAnswer(fc) // a JSON-RPC body answering a GET
+		}
 		if f.ContentType != "" {
 			switch capture.MediaType(f.ContentType) {
 			case "application/json", "text/event-stream":
@@ -36,20 +42,41 @@ func (s *session) transportRules(fc *frameCtx) {
 	}
 }
 
-// acceptsJSONAndSSE reports whether an Accept value offers both
-// application/json and text/event-stream, wildcards included. Parameters
-// (q, charset) are ignored.
+// acceptsJSONAndSSE reports whether an Accept value lists both
+// application/json and text/event-stream. A wildcard does not list them:
+// the spec says the client MUST include both, and the TS SDK's servers
+// answer a wildcard-only Accept with 406. Parameters (q, charset) are
+// ignored.
 func acceptsJSONAndSSE(accept string) bool {
 	json, sse := false, false
 	for _, r := range strings.Split(accept, ",") {
 		switch capture.MediaType(r) {
-		case "*/*":
-			json, sse = true, true
-		case "application/*", "application/json":
+		case "application/json":
 			json = true
-		case "text/*", "text/event-stream":
+		case "text/event-stream":
 			sse = true
 		}
 	}
 	return json && sse
+}
+
+// versionHeaderRule applies W56: after initialize negotiated 2025-06-18 or
+// later (the header does not exist before), a client's MCP-Protocol-Version
+// header names the negotiated revision. A message that declares 2026-07-28
+// in its own _meta speaks that revision (one endpoint may serve both), and
+// W39 holds its header to it instead.
+func (s *session) versionHeaderRule(fc *frameCtx) {
+	h, neg := fc.f.McpProtocolVersion, s.rev.negotiated
+	if h == "" || neg < "2025-06-18" || h == neg || fc.f.Batch {
+		return
+	}
+	m := &fc.msg
+	if m.kind == kindRequest && m.method == "initialize" {
+		return
+	}
+	if v := member(requestMeta(m), metaProtocolVersion); v.Type == gjson.String && atLeast20260728(v.Str) {
+		return
+	}
+	fc.warn("W56", "MCP-Protocol-Version header <h> is not the negotiated revision <negotiated>",
+		"MCP-Protocol-Version header "+strconv.Quote(h)+" is not the negotiated revision "+strconv.Quote(neg))
 }

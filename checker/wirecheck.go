@@ -19,6 +19,8 @@ import (
 //     the initialize result: the one the server chose;
 //   - a request that declares 2026-07-28 or later (its _meta
 //     protocolVersion, else its MCP-Protocol-Version header): that one;
+//   - a server's request or notification that came on the exchange of a
+//     client's request (reply_to): that request's;
 //   - a response: the revision of the request it answers;
 //   - anything else: what the session negotiated with initialize, else
 //     what it offered, else the last revision a stateless request declared.
@@ -30,9 +32,10 @@ import (
 // kept on every check (it costs a comparison per frame): the warn rules'
 // spec links are per revision too.
 type revisionState struct {
-	offered    string // params.protocolVersion of the last initialize request
-	negotiated string // result.protocolVersion of the last initialize result
-	stateless  string // the last revision >= 2026-07-28 a client request declared
+	offered    string   // params.protocolVersion of the last initialize request
+	negotiated string   // result.protocolVersion of the last initialize result
+	supported  []string // the versions a server/discover answer listed; nil before one
+	stateless  string   // the last revision >= 2026-07-28 a client request declared
 }
 
 // current is the session's revision for a frame that declares none.
@@ -56,7 +59,7 @@ func (s *session) observeRevision(fc *frameCtx) {
 				s.rev.offered = clone(v.Str)
 			}
 		}
-		if c := fc.call; c != nil && atLeast20260728(c.revision) && fc.f.Direction == capture.ClientToServer {
+		if c := fc.call; c != nil && atLeast20260728(c.revision) && fc.f.Direction == capture.ClientToServer && !fc.f.Batch {
 			s.rev.stateless = c.revision
 		}
 	case kindResponse:
@@ -88,18 +91,52 @@ func (fc *frameCtx) revision() string {
 			fc.rev = d
 			return fc.rev
 		}
+		if c := s.arrivedDuring(fc); c != nil && c.rev != "" {
+			fc.rev = c.rev
+			return fc.rev
+		}
 	case kindResponse:
 		if fc.method == "initialize" && s.rev.negotiated != "" && fc.f.Direction == capture.ServerToClient {
 			fc.rev = s.rev.negotiated
 			return fc.rev
 		}
-		if c := fc.call; c != nil && atLeast20260728(c.revision) {
-			fc.rev = c.revision
+		if c := fc.call; c != nil && atLeast20260728(c.rev) {
+			fc.rev = c.rev
 			return fc.rev
 		}
 	}
 	fc.rev = s.rev.current()
 	return fc.rev
+}
+
+// clientRevision is the revision the client's side of the session set for
+// a server's request or a client's answer to one: the revision of the
+// client request it came during, else what the session negotiated or its
+// client requests declared. A server's own declaration does not count:
+// W41 and W42 judge the server against what the client asked for.
+func (fc *frameCtx) clientRevision() string {
+	switch {
+	case fc.f.Direction == capture.ClientToServer && fc.msg.kind == kindResponse:
+		if c := fc.call; c != nil {
+			return c.clientRev
+		}
+	case fc.f.Direction == capture.ServerToClient:
+		if c := fc.s.arrivedDuring(fc); c != nil {
+			return c.rev
+		}
+	}
+	return fc.s.rev.current()
+}
+
+// arrivedDuring is the client's call a server's request or notification
+// came in the middle of: over HTTP, the exchange it rode names the call
+// (reply_to); nil when the frame does not tell.
+func (s *session) arrivedDuring(fc *frameCtx) *call {
+	f := fc.f
+	if f.Direction != capture.ServerToClient || len(f.ReplyTo) == 0 {
+		return nil
+	}
+	return s.calls.open[callKey{dir: capture.ClientToServer, id: string(f.ReplyTo), conn: f.ConnID}]
 }
 
 // wireState is a session's schema-validation tally.
@@ -156,12 +193,15 @@ func (s *session) wireRules(fc *frameCtx) {
 	msg.Revision = clone(rev)
 	s.e.pool.submit(wireJob{
 		s: s, msg: msg, seq: fc.f.Seq, ordinal: fc.ordinal, path: fc.pos.Path, line: fc.pos.Line,
-		method: clone(fc.method), tool: clone(fc.tool),
+		method: clone(fc.method), tool: clone(fc.tool), w57: fc.initMissing,
 	})
 }
 
 // applyWire takes in the outcome of validating one frame of the session.
 func (s *session) applyWire(j *wireJob) {
+	if s.holdWire(j) {
+		return // a probe's frame (probe.go)
+	}
 	rev := j.msg.Revision
 	switch {
 	case errors.Is(j.err, wire.ErrUnknownRevision):
@@ -178,6 +218,9 @@ func (s *session) applyWire(j *wireJob) {
 		return
 	}
 	s.wire.validated++
+	if j.w57 && j.finding != nil {
+		j.finding = withoutW57(j.finding)
+	}
 	if s.wire.revisions == nil {
 		s.wire.revisions = map[string]bool{}
 	}

@@ -46,17 +46,17 @@ func TestWireFindings(t *testing.T) {
 	}, {
 		name: "the initialize request is judged under the revision it offers",
 		frames: []string{
-			"c2s 0 " + rpcRequest("0", "initialize", `{"protocolVersion":"2024-11-05","capabilities":{}}`),
+			"c2s 0 " + rpcRequest("0", "initialize", `{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"c"}}`),
 			"s2c 5 " + rpcResult("0", `{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"s","version":"1"}}`),
 		},
-		want: []string{`note 1: session s line 1: wire: initialize request: /params: missing property "clientInfo" (2024-11-05 InitializeRequest)`},
+		want: []string{`note 1: session s line 1: wire: initialize request: /params/clientInfo: missing property "version" (2024-11-05 InitializeRequest)`},
 		revs: []string{"2024-11-05"},
 	}, {
 		name: "a second handshake offers its own revision",
 		frames: append(initialize("2025-06-18", "2025-06-18"),
-			"c2s 10 "+rpcRequest("1", "initialize", `{"protocolVersion":"2024-11-05","capabilities":{}}`),
+			"c2s 10 "+rpcRequest("1", "initialize", `{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"c"}}`),
 			"s2c 15 "+rpcResult("1", `{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"s","version":"1"}}`)),
-		want: []string{`note 4: session s line 4: wire: initialize request: /params: missing property "clientInfo" (2024-11-05 InitializeRequest)`},
+		want: []string{`note 4: session s line 4: wire: initialize request: /params/clientInfo: missing property "version" (2024-11-05 InitializeRequest)`},
 		revs: []string{"2024-11-05", "2025-06-18"},
 	}, {
 		name: "a 2026-07-28 request declares its revision in _meta",

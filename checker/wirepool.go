@@ -32,6 +32,7 @@ type wireJob struct {
 	path         string
 	line         int
 	method, tool string
+	w57          bool // W57 reported the frame: leave its issues out
 	// The outcome.
 	finding *wire.Finding
 	err     error

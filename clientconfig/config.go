@@ -219,6 +219,48 @@ func IsWrapped(command string) bool {
 	return strings.EqualFold(base, "mcpsnoop") || strings.EqualFold(base, "mcpsnoop.exe")
 }
 
+// NPMPackage is the npm package whose launcher runs mcpsnoop: an entry
+// that runs it through npx (npx -y mcpsnoop@1.2.3 ..., as wrap writes it
+// for a copy npx installed) runs mcpsnoop.
+const NPMPackage = "mcpsnoop"
+
+// shimArgsAt says whether an entry runs mcpsnoop, and where mcpsnoop's
+// own arguments start in args: at 0 when the command is mcpsnoop
+// (IsWrapped), right after the package when it is npx running NPMPackage
+// (npx's own flags before it: -y, --yes, --offline, ...).
+func shimArgsAt(command string, args []string) (int, bool) {
+	if IsWrapped(command) {
+		return 0, true
+	}
+	base := strings.ToLower(command[strings.LastIndexAny(command, `/\`)+1:])
+	if base != "npx" && base != "npx.cmd" && base != "npx.exe" {
+		return 0, false
+	}
+	for i, a := range args {
+		if a == "--" {
+			return 0, false // npx runs what follows, not a package of its own
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		return i + 1, a == NPMPackage || strings.HasPrefix(a, NPMPackage+"@")
+	}
+	return 0, false
+}
+
+// separator is the index in args of the "--" that ends mcpsnoop's own
+// arguments of a wrapped entry, or -1.
+func separator(command string, args []string) int {
+	at, ok := shimArgsAt(command, args)
+	if !ok {
+		return -1
+	}
+	if i := slices.Index(args[at:], "--"); i >= 0 {
+		return at + i
+	}
+	return -1
+}
+
 // encode renders the entry with its keys sorted, compact or indented to fit
 // where the old value stood.
 func (e *entry) encode(old []byte, lineIndent string) ([]byte, error) {
@@ -314,7 +356,7 @@ func Wrap(data []byte, name string, o WrapOptions) (out []byte, changed bool, en
 	if err != nil {
 		return nil, false, nil, err
 	}
-	if IsWrapped(e.command) {
+	if _, wrapped := shimArgsAt(e.command, e.args); wrapped {
 		return data, false, data[m.valStart:m.valEnd], nil
 	}
 	args := append(append(slices.Clone(o.ShimArgs), "--", e.command), e.args...)
@@ -347,10 +389,10 @@ func Unwrap(data []byte, name string, keys []string) (out []byte, changed bool, 
 	if err != nil {
 		return nil, false, nil, err
 	}
-	if !IsWrapped(e.command) {
+	if _, wrapped := shimArgsAt(e.command, e.args); !wrapped {
 		return data, false, data[m.valStart:m.valEnd], nil
 	}
-	sep := slices.Index(e.args, "--")
+	sep := separator(e.command, e.args)
 	if sep < 0 || sep == len(e.args)-1 {
 		return nil, false, nil, fmt.Errorf("server %q runs mcpsnoop but its args have no server command after %s", name, strconv.Quote("--"))
 	}
@@ -418,7 +460,7 @@ func Servers(data []byte, keys []string) ([]Server, string, error) {
 		case err != nil:
 			s.Err = err
 		default:
-			s.Wrapped = IsWrapped(e.command)
+			_, s.Wrapped = shimArgsAt(e.command, e.args)
 		}
 		out = append(out, s)
 	}

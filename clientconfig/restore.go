@@ -22,7 +22,7 @@ func restoreFromBackup(data, out, backup []byte, name string, keys []string) []b
 	if err != nil {
 		return out
 	}
-	sep := slices.Index(e.args, "--")
+	sep := separator(e.command, e.args)
 	if sep < 0 {
 		return out
 	}
@@ -31,7 +31,10 @@ func restoreFromBackup(data, out, backup []byte, name string, keys []string) []b
 		return out
 	}
 	bm, be, err := bd.server(name)
-	if err != nil || IsWrapped(be.command) {
+	if err != nil {
+		return out
+	}
+	if _, wrapped := shimArgsAt(be.command, be.args); wrapped {
 		return out
 	}
 	_, changed, entry, err := Wrap(backup, name, WrapOptions{Keys: []string{d.key}, Binary: e.command, ShimArgs: e.args[:sep]})

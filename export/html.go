@@ -220,9 +220,14 @@ func (h *HTML) Session(w io.Writer, s *Session) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	// The picker's entry comes from attributes, so the page parses only the
-	// session on show.
-	fmt.Fprintf(bw, `<script type="application/json" class="mcpsnoop-session" id="session-%d" data-id="%s" data-label="%s" data-calls="%d">{`,
-		s.Index, attr(r.ID), attr(r.Label), r.Calls)
+	// session on show; data-failed marks a session that fails the default
+	// gate (or an assertion), which the page opens on and the picker marks.
+	failed := ""
+	if r.Failed() {
+		failed = ` data-failed="1"`
+	}
+	fmt.Fprintf(bw, `<script type="application/json" class="mcpsnoop-session" id="session-%d" data-id="%s" data-label="%s" data-calls="%d"%s>{`,
+		s.Index, attr(r.ID), attr(r.Label), r.Calls, failed)
 	for i, m := range head {
 		b, err := json.Marshal(m.v) // HTML-escaped, U+2028/U+2029 too
 		if err != nil {

@@ -86,6 +86,9 @@ type Options struct {
 	Summary bool
 	// Annotations is the most annotations to emit, 0 to MaxAnnotations.
 	Annotations int
+	// LogName is what the summary's finding lines call standard input
+	// (check --log-name); "-" when empty.
+	LogName string
 	// Listed names the reports this check wrote that list its findings
 	// (SARIF, JUnit, JSON; to a file or to stdout), so that a notice about
 	// findings left out of the annotations or the summary says where they

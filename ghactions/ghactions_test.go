@@ -156,7 +156,8 @@ func TestPublish(t *testing.T) {
 		"2 sessions checked · gate `--fail-on error,pending --blame server,transport` · 3 errors · 4 warnings · 4 findings on gated signals",
 		"### ❌ session s1\n\nserver srv · stdio · logs/a\\.jsonl\n",
 		"| **2** | 0 | 3 | 0 | **1** | 0 | 0 | 4 | 0 | 0 |",
-		"**Failed signals:** error, pending",
+		"**Failed signals:** error, pending\n\nFindings that fail the gate (1 of 3):\n\n    " + filepath.Join(e.workspace, "logs/a.jsonl") + ":7: error [server]: session s1 frame 7: boom\n\n" +
+			"2 more findings not listed. A --sarif, --junit or --json report would list them all.\n",
 		"**Findings by party:** server 6 (3 gated) · client 4 (not gated)",
 		"**Failed assertions:**\n\n- 1 tool call exceeded the 5s budget (worst\\: tool \"slow\" took 38\\.2s)\n",
 		"| slow | 1 | 1 | 0 | 1.5 s | 38.2 s | 38.2 s | 3 |\n| fast | 3 | 0 | 0 | 1 ms | 2 ms | 2 ms | 3 |",
@@ -399,6 +400,47 @@ func TestSummaryEscapes(t *testing.T) {
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// The summary lists the findings that fail the gate as the text report's
+// lines, in an indented code block (never Markdown, never HTML; a line
+// break in a message stays visible on the line), at most MaxFindingLines
+// a session, the rest counted and pointed to.
+func TestSummaryFindingLines(t *testing.T) {
+	rep := report("/ws")
+	rep.Sessions[0].Findings.Gated = 25
+	for i := range 25 {
+		msg := fmt.Sprintf("finding %d", i)
+		if i == 0 {
+			msg = "boom <img src=x> **b** [l](http://x)\n### ✅ forged\x1b[2J"
+		}
+		f := finding(checker.LevelError, checker.SignalError, "logs/a.jsonl", 10+i, msg)
+		f.Party = checker.PartyServer
+		rep.Findings = append(rep.Findings, f)
+	}
+	rep.Findings = append(rep.Findings, finding(checker.LevelNote, checker.SignalDeprecated, "logs/a.jsonl", 99, "not gated"))
+	stdin := finding(checker.LevelError, checker.SignalError, "", 3, "from stdin")
+	stdin.SessionID = "s2"
+	rep.Findings = append(rep.Findings, stdin)
+	got := Summary(rep, Options{Listed: []string{"SARIF"}, LogName: "piped.jsonl"})
+	want := "Findings that fail the gate (20 of 25):\n\n" +
+		"    logs/a.jsonl:10: error [server]: boom <img src=x> **b** [l](http://x)\\n### ✅ forged\\x1b[2J\n" +
+		"    logs/a.jsonl:11: error [server]: finding 1\n"
+	if !strings.Contains(got, want) {
+		t.Errorf("summary lacks\n%s\nin:\n%s", want, got)
+	}
+	if !strings.Contains(got, "    logs/a.jsonl:29: error [server]: finding 19\n\n5 more findings not listed. The SARIF report lists them all.\n") ||
+		strings.Contains(got, "finding 20") || strings.Contains(got, ":99: ") {
+		t.Errorf("the cap:\n%s", got)
+	}
+	if !strings.Contains(got, "### ❌ session s2") || !strings.Contains(got, "Findings that fail the gate (1 of 1):\n\n    piped.jsonl:3: error: from stdin\n") {
+		t.Errorf("session s2's line:\n%s", got)
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if strings.HasPrefix(line, "### ✅") {
+			t.Errorf("a message forged a heading: %q", line)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
+	textreport "github.com/mcpsnoop/mcpsnoop/report" // check's text lines
 )
 
 // MaxSummaryBytes bounds the job summary. GitHub refuses a step summary
@@ -28,6 +29,10 @@ const (
 
 // maxQuestion is how many characters of a question the summary quotes.
 const maxQuestion = 120
+
+// MaxFindingLines is how many of a session's findings that fail the gate
+// the summary lists, as the text report writes them.
+const MaxFindingLines = 20
 
 // everySession says which reports cover the sessions the summary leaves out.
 func everySession(listed []string) string {
@@ -90,8 +95,9 @@ func Summary(rep *checker.Report, opts Options) string {
 	if rep.FindingsTruncated > 0 {
 		fmt.Fprintf(&b, "The check kept %d of %d findings; the counters below are exact.\n\n", len(rep.Findings), rep.FindingsTotal)
 	}
+	failing := gatedFindings(rep)
 	for i, s := range rep.Sessions {
-		section := sessionSection(s)
+		section := sessionSection(s, failing[s.ID], opts)
 		if b.Len()+len(section) > MaxSummaryBytes {
 			fmt.Fprintf(&b, "%s not shown: the summary is capped at %d KiB. %s\n", plural(len(rep.Sessions)-i, "more session"), MaxSummaryBytes/1024, everySession(opts.Listed))
 			break
@@ -106,8 +112,53 @@ func ErrorSummary(reason string) string {
 	return fmt.Sprintf("## ⚠️ mcpsnoop check: error\n\nNothing was checked: %s\n", escape(reason))
 }
 
+// gatedFindings are the findings that fail the gate (assertions aside,
+// which are listed on their own), by session, in report order.
+func gatedFindings(rep *checker.Report) map[string][]*checker.Finding {
+	out := map[string][]*checker.Finding{}
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		if f.Level == checker.LevelError && f.RuleID != checker.RuleAssertion {
+			out[f.SessionID] = append(out[f.SessionID], f)
+		}
+	}
+	return out
+}
+
+// writeFindingLines lists the session's findings that fail the gate, as
+// the text report's lines (LOG:LINE: SIGNAL[/RULE] [PARTY]: message), in
+// an indented code block: shown as written, never as Markdown or HTML
+// (report.FindingLine has already made control characters visible and
+// kept each on one line). At most MaxFindingLines, then how many more.
+func writeFindingLines(b *strings.Builder, s *checker.SessionReport, found []*checker.Finding, opts Options) {
+	total := max(s.Findings.Gated, len(found))
+	if total == 0 {
+		return
+	}
+	shown := found[:min(len(found), MaxFindingLines)]
+	fmt.Fprintf(b, "Findings that fail the gate (%d of %d):\n\n", len(shown), total)
+	for _, f := range shown {
+		b.WriteString("    " + textreport.FindingLine(f, opts.LogName) + "\n")
+	}
+	b.WriteString("\n")
+	if more := total - len(shown); more > 0 {
+		fmt.Fprintf(b, "%s not listed. %s\n\n", plural(more, "more finding"), everyReport(opts.Listed))
+	}
+}
+
+// everyReport says which reports list every finding.
+func everyReport(listed []string) string {
+	switch len(listed) {
+	case 0:
+		return "A --sarif, --junit or --json report would list them all."
+	case 1:
+		return "The " + listed[0] + " report lists them all."
+	}
+	return "The " + strings.Join(listed[:len(listed)-1], ", ") + " and " + listed[len(listed)-1] + " reports list them all."
+}
+
 // sessionSection is one session's part of the summary.
-func sessionSection(s *checker.SessionReport) string {
+func sessionSection(s *checker.SessionReport, failing []*checker.Finding, opts Options) string {
 	var b strings.Builder
 	mark := "✅"
 	if s.Failed() {
@@ -155,6 +206,7 @@ func sessionSection(s *checker.SessionReport) string {
 		}
 		fmt.Fprintf(&b, "**Failed signals:** %s\n\n", strings.Join(names, ", "))
 	}
+	writeFindingLines(&b, s, failing, opts)
 	writeParties(&b, s)
 	if failed := s.FailedAssertions(); len(failed) > 0 {
 		b.WriteString("**Failed assertions:**\n\n")

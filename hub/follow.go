@@ -120,6 +120,9 @@ type tail struct {
 	// engine of this log starts from.
 	next   map[string]numbering
 	broken bool
+	// lastSession is the session of the log's last frame read, which a
+	// line that cannot be read is counted against.
+	lastSession string
 }
 
 type numbering struct{ calls, frames int }
@@ -616,8 +619,19 @@ func (f *Follower) ingest(t *tail, chunk []byte, skip int) error {
 		case errors.Is(err, capture.ErrTornLine), errors.Is(err, capture.ErrTornTail):
 			t.eng.TornTail()
 			continue
+		case errors.Is(err, capture.ErrUnreadableLine) && t.lastSession != "":
+			// One bad line costs one invalid frame, not the rest of the log.
+			var le *capture.LineError
+			if errors.As(err, &le) {
+				line = le.Line
+			}
+			t.eng.UnreadableLine(t.lastSession, checker.Position{Path: t.path, Name: t.path, Line: t.lines + skip + line}, err)
+			continue
 		case err != nil:
 			return err
+		}
+		if fr.SessionID != t.lastSession {
+			t.lastSession = strings.Clone(fr.SessionID)
 		}
 		if !f.marks.accept(fr.SessionID, fr.Seq) {
 			continue // passed on already (§5 dedup)

@@ -17,8 +17,8 @@ package ingest
 import (
 	"io"
 	"os"
-	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -33,9 +33,10 @@ type Options struct {
 	// Redactor is applied to every frame before the engine sees it; nil
 	// for none. It is shared by the workers (it is read-only once made).
 	Redactor *capture.Redactor
-	// Workers bounds how many inputs are read at once; 0 means
-	// runtime.GOMAXPROCS(0), and 1 reads them in order on the caller's
-	// goroutine.
+	// Workers bounds how many inputs are read at once; 0 chooses (see
+	// Workers: a worker per core, as memory and open files allow), and 1
+	// reads them in order on the caller's goroutine. However many there
+	// are, they share one memory budget (budget.go).
 	Workers int
 	// Stats, when set, is told how the inputs were read.
 	Stats *Stats
@@ -60,12 +61,11 @@ type Stats struct {
 // are read once, in order), and no per-frame callbacks in cfg (they
 // expect frames in order).
 func Check(cfg checker.Config, inputs []capture.Input, o Options) (*checker.Engine, error) {
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	if cfg.OnCall != nil || cfg.OnFrame != nil || !allFiles(inputs) {
+		return serial(cfg, inputs, o)
 	}
-	workers = min(workers, len(inputs))
-	if workers < 2 || cfg.OnCall != nil || cfg.OnFrame != nil || !allFiles(inputs) {
+	workers := Workers(inputs, o.Workers)
+	if workers < 2 {
 		return serial(cfg, inputs, o)
 	}
 	return parallel(cfg, inputs, o, workers)
@@ -118,10 +118,24 @@ func read(eng *checker.Engine, in capture.Input, o Options, size *int64, again b
 			defer func() { *size = c.n }()
 		}
 	}
-	return capture.ReadLog(r, in.Name, func(f *capture.Frame, line int) bool {
-		o.Redactor.Apply(f)
+	return ReadInto(eng, r, in, o.Redactor)
+}
+
+// ReadInto streams the log src, the content of in, into eng, with red
+// applied to every frame first (the log itself is never changed): torn
+// lines are lost frames, and a line that cannot be read is an invalid
+// frame of the session the input gave last (Engine.UnreadableLine).
+func ReadInto(eng *checker.Engine, src io.Reader, in capture.Input, red *capture.Redactor) error {
+	var last string // the session of the input's last frame
+	return capture.ReadLogHooks(src, in.Name, func(f *capture.Frame, line int) bool {
+		red.Apply(f)
+		if f.SessionID != last {
+			last = strings.Clone(f.SessionID)
+		}
 		return eng.Ingest(f, checker.Position{Path: in.Path, Name: in.Name, Line: line})
-	}, eng.TornTail)
+	}, capture.ReadHooks{Lost: eng.TornTail, Unreadable: func(line int, err error) {
+		eng.UnreadableLine(last, checker.Position{Path: in.Path, Name: in.Name, Line: line}, err)
+	}})
 }
 
 // A job is a group of inputs one part reads, in order.
@@ -134,7 +148,11 @@ func parallel(cfg checker.Config, inputs []capture.Input, o Options, workers int
 		jobs[i] = job{i}
 	}
 	sizes := make([]int64, len(inputs))
-	parts, err := run(cfg, inputs, o, workers, jobs, sizes, false)
+	var budget *memBudget
+	if b := liveBudget(); b > 0 {
+		budget = newMemBudget(b)
+	}
+	parts, err := run(cfg, inputs, o, workers, jobs, sizes, budget, false)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +164,7 @@ func parallel(cfg checker.Config, inputs []capture.Input, o Options, workers int
 			}
 		}
 		parts = nil // let the dropped parts go before reading again
-		again, err := run(cfg, inputs, o, workers, redo.jobs, sizes, true)
+		again, err := run(cfg, inputs, o, workers, redo.jobs, sizes, budget, true)
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +186,7 @@ func parallel(cfg checker.Config, inputs []capture.Input, o Options, workers int
 // the parts, or the error of the first input in order that failed. A first
 // pass notes in sizes the bytes it read of each input; a second (again)
 // reads no more than that.
-func run(cfg checker.Config, inputs []capture.Input, o Options, workers int, jobs []job, sizes []int64, again bool) ([]*checker.Engine, error) {
+func run(cfg checker.Config, inputs []capture.Input, o Options, workers int, jobs []job, sizes []int64, budget *memBudget, again bool) ([]*checker.Engine, error) {
 	workers = min(workers, len(jobs))
 	var (
 		next    atomic.Int64 // the next job to take
@@ -200,7 +218,11 @@ func run(cfg checker.Config, inputs []capture.Input, o Options, workers int, job
 						parts[w] = checker.NewPart(cfg, workers)
 					}
 					parts[w].BeginInput(n)
-					if err := read(parts[w], inputs[n], o, &sizes[n], again); err != nil {
+					took := budget.take(logNeed(inputSize(inputs[n])))
+					err := read(parts[w], inputs[n], o, &sizes[n], again)
+					parts[w].EndInput() // its frames' copies go before its memory is given back
+					budget.give(took)
+					if err != nil {
 						mu.Lock()
 						if n < errAt {
 							errAt, firstEr = n, err

@@ -99,7 +99,7 @@ func installed(t *testing.T) npmInstall {
 		}
 		os.MkdirAll(in.Project, 0o755)
 		os.WriteFile(filepath.Join(in.Project, "package.json"), []byte(`{"private":true}`), 0o644)
-		platform := in.Tarballs["@mcpsnoop/"+npmPlatform()]
+		platform := in.Tarballs["mcpsnoop-"+npmPlatform()]
 		if platform == "" {
 			npmOnce.err = fmt.Errorf("no package for %s", npmPlatform())
 			return
@@ -142,7 +142,7 @@ func TestNPMPackages(t *testing.T) {
 	var optional = map[string]any{}
 	for _, os := range []string{"darwin", "linux", "win32"} {
 		for _, cpu := range []string{"arm64", "x64"} {
-			name := "@mcpsnoop/" + os + "-" + cpu
+			name := "mcpsnoop-" + os + "-" + cpu
 			optional[name] = in.Version
 			files, pkg := tarballFiles(t, in.Tarballs[name])
 			exe := "package/bin/mcpsnoop"
@@ -411,7 +411,7 @@ func TestNPMRunGrouping(t *testing.T) {
 	home := t.TempDir()
 	recordEverything(t, in.npx(home, "--label", "a-npx", "--", "node", server, "stdio"))
 	recordEverything(t, in.launcher(home, "--label", "b-launcher", "--", "node", server, "stdio"))
-	direct := exec.Command(filepath.Join(in.Project, "node_modules", "@mcpsnoop", npmPlatform(), "bin", "mcpsnoop"), "--label", "c-direct", "--", "node", server, "stdio")
+	direct := exec.Command(filepath.Join(in.Project, "node_modules", "mcpsnoop-"+npmPlatform(), "bin", "mcpsnoop"), "--label", "c-direct", "--", "node", server, "stdio")
 	direct.Env = npmEnv(in.Cache, "MCPSNOOP_HOME="+home)
 	recordEverything(t, direct)
 
@@ -434,9 +434,10 @@ func TestNPMRunGrouping(t *testing.T) {
 	if err != nil {
 		t.Fatalf("check --runs: %v\n%s", err, out)
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n") // a header, then one run
 	want := "p-" + strconv.Itoa(os.Getpid()) + "-"
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], want) || !strings.Contains(lines[0], "  3  ") {
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "RUN ") || !strings.HasPrefix(lines[1], want) || len(strings.Fields(lines[1])) < 3 ||
+		strings.Fields(lines[1])[len(strings.Fields(lines[1]))-3] != "3" {
 		t.Errorf("check --runs, want one run %s... of 3 sessions:\n%s", want, out)
 	}
 }
@@ -575,7 +576,7 @@ func TestNPMLauncherFindsItsBinary(t *testing.T) {
 	cmd = exec.Command(filepath.Join(bare, "node_modules", ".bin", "mcpsnoop"), "version")
 	cmd.Env = npmEnv(in.Cache)
 	out, err = cmd.CombinedOutput()
-	want := "mcpsnoop: the package @mcpsnoop/" + npmPlatform() + ", which holds the binary for " + npmPlatform() + ", is not installed."
+	want := "mcpsnoop: the package mcpsnoop-" + npmPlatform() + ", which holds the binary for " + npmPlatform() + ", is not installed."
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.HasPrefix(string(out), want) {
 		t.Errorf("without the platform package: %v %q", err, out)
 	}

@@ -38,8 +38,8 @@ func TestCIRequiresTheE2EPrerequisites(t *testing.T) {
 			t.Errorf(".ci/run runs an e2e step without MCPSNOOP_E2E_REQUIRE=1, so a missing prerequisite would only skip:\n%s", line)
 		}
 	}
-	if steps != 3 {
-		t.Errorf(".ci/run has %d e2e go test steps, want 3 (./cmd/mcpsnoop/, ./packaging/ and ./e2e/conformance/)", steps)
+	if steps != 4 {
+		t.Errorf(".ci/run has %d e2e go test steps, want 4 (./cmd/mcpsnoop/, ./packaging/, ./examples/conformance/ and ./e2e/conformance/)", steps)
 	}
 }
 

@@ -214,7 +214,6 @@ type builder struct {
 	serverReqs map[string]string
 	// listPage collects a tools/list answer's pages.
 	pendingList map[string]tooldef.Tool
-	listCursor  bool
 	headerRev   string
 	metaRev     string
 	// mrtr: an answer was an MRTR input_required result, which only a

@@ -308,3 +308,14 @@ func TestHTTPReplayKeepsTheRecordedRevision(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadReadsTheLastOccurrence: a recorded request that repeats a name
+// is read as the server read it, by its last occurrence: the tool a replay
+// judges safe or not is the one the server ran.
+func TestLoadReadsTheLastOccurrence(t *testing.T) {
+	rec := load(t, logOf(t, "stdio",
+		`"direction":"c2s","raw":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{},"name":"delete_repo"}}`))
+	if len(rec.Steps) != 1 || rec.Steps[0].Name != "delete_repo" {
+		t.Errorf("steps %+v, want the one call of delete_repo", rec.Steps)
+	}
+}

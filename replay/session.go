@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/internal/shellquote"
 )
 
 // DefaultCallTimeout is how long a replayed call may take by default.
@@ -163,7 +164,7 @@ func Describe(rec *Recording, t Target) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s := strings.Join(cmd, " ")
+	s := shellquote.Join(cmd) // bash -c 'node build/index.js', not bash -c node build/index.js
 	if dir != "" {
 		s += " (in " + dir + ")"
 	}
@@ -239,16 +240,23 @@ func Run(ctx context.Context, rec *Recording, t Target, o Options) (*Result, err
 	return s.res, nil
 }
 
-// prepareLog creates the replay log when missing and returns its size: the
-// offset this replay's frames start at.
+// prepareLog creates the replay log (and, outside the state directory, its
+// folders) when missing and returns its size: the offset this replay's
+// frames start at.
 func prepareLog(path string, inState bool) (int64, error) {
 	if path == "" {
 		return 0, errors.New("no replay log to write")
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if _, err := os.Stat(dir); err != nil {
-			return 0, fmt.Errorf("replay log %s: its folder %s does not exist", path, dir)
+	if inState {
+		if dir := filepath.Dir(path); dir != "" {
+			if _, err := os.Stat(dir); err != nil {
+				return 0, fmt.Errorf("replay log %s: its folder %s does not exist", path, dir)
+			}
 		}
+	} else if err := capture.MakeLogFolder(path); err != nil {
+		// A log named with --replay-log gets its folder, as the shim's
+		// --trace-file does.
+		return 0, fmt.Errorf("replay log %s: %w", path, err)
 	}
 	open := os.OpenFile
 	if inState {

@@ -15,7 +15,9 @@ import (
 )
 
 // A word on the command line of check, open, export or diff that is not a
-// path names a session in the state directory's sessions folder:
+// path names a session in the folders the logs are in (the state
+// directory's sessions, and the log folders the user named; the command
+// says which), all of them searched together:
 //
 //  1. an exact session id: the log <id>.jsonl, or a log whose session has
 //     that id;
@@ -27,7 +29,7 @@ import (
 // AmbiguousError is a word that starts the ids of several sessions.
 type AmbiguousError struct {
 	Word       string
-	Dir        string
+	Dirs       []string
 	Candidates []string // their ids, sorted
 }
 
@@ -43,15 +45,31 @@ func (e *AmbiguousError) Error() string {
 	}
 	// The ids are file names anyone could have given a log: escaped.
 	return fmt.Sprintf("session %q is ambiguous: the ids of %d sessions in %s start with it (%s%s); give more of the id",
-		e.Word, len(e.Candidates), e.Dir, termsafe.Clean(strings.Join(shown, ", "), false), more)
+		e.Word, len(e.Candidates), folders(e.Dirs, "and"), termsafe.Clean(strings.Join(shown, ", "), false), more)
 }
 
 // NotFoundError is a word that names no session.
-type NotFoundError struct{ Word, Dir string }
+type NotFoundError struct {
+	Word string
+	Dirs []string
+}
 
 func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("session log %q not found, and no session in %s has the label %q or an id starting with it",
-		filepath.Join(e.Dir, e.Word+".jsonl"), e.Dir, e.Word)
+	return fmt.Sprintf("no session %q: it is no file here, and no log in %s has that id or label, or an id starting with it",
+		e.Word, folders(e.Dirs, "or"))
+}
+
+// folders names the folders searched, escaped (a folder may come from a
+// repository's .mcpsnoop.toml).
+func folders(dirs []string, conj string) string {
+	clean := make([]string, len(dirs))
+	for i, d := range dirs {
+		clean[i] = termsafe.Clean(d, false)
+	}
+	if len(clean) < 2 {
+		return strings.Join(clean, "")
+	}
+	return strings.Join(clean[:len(clean)-1], ", ") + " " + conj + " " + clean[len(clean)-1]
 }
 
 // IsWord says whether arg would be looked up as a session rather than read
@@ -65,9 +83,8 @@ func IsWord(arg string) bool {
 }
 
 // ResolveWords replaces each word of args (see IsWord) by the log it
-// names in dir; paths, "-" and exact ids are passed on as they are (an
-// exact id is found by capture.ResolveInputs).
-func ResolveWords(args []string, dir string) ([]string, error) {
+// names in dirs; paths and "-" are passed on as they are.
+func ResolveWords(args []string, dirs ...string) ([]string, error) {
 	out := slices.Clone(args)
 	var heads []head
 	scanned := false
@@ -75,13 +92,14 @@ func ResolveWords(args []string, dir string) ([]string, error) {
 		if !IsWord(arg) {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(dir, arg+".jsonl")); err == nil {
+		if p, ok := exactFile(arg, dirs); ok {
+			out[i] = p
 			continue
 		}
 		if !scanned {
-			heads, scanned = readHeads(dir), true
+			heads, scanned = readHeads(dirs), true
 		}
-		p, err := resolve(arg, dir, heads)
+		p, err := resolve(arg, dirs, heads)
 		if err != nil {
 			return nil, err
 		}
@@ -90,12 +108,25 @@ func ResolveWords(args []string, dir string) ([]string, error) {
 	return out, nil
 }
 
-// Resolve finds the log that word names in dir.
-func Resolve(word, dir string) (string, error) {
-	if p := filepath.Join(dir, word+".jsonl"); fileExists(p) {
+// Resolve finds the log that word names in dirs.
+func Resolve(word string, dirs ...string) (string, error) {
+	if p, ok := exactFile(word, dirs); ok {
 		return p, nil
 	}
-	return resolve(word, dir, readHeads(dir))
+	return resolve(word, dirs, readHeads(dirs))
+}
+
+// exactFile is the log <word>.jsonl (or the file of the word's portable
+// form, as captures name theirs) in the first folder holding one.
+func exactFile(word string, dirs []string) (string, bool) {
+	for _, dir := range dirs {
+		for _, name := range []string{capture.PortableName(word), word} {
+			if p := filepath.Join(dir, name+".jsonl"); fileExists(p) {
+				return p, true
+			}
+		}
+	}
+	return "", false
 }
 
 func fileExists(p string) bool {
@@ -109,12 +140,15 @@ type head struct {
 	start, mod            time.Time
 }
 
-// readHeads reads the first frame of every log in dir. Logs whose first
+// readHeads reads the first frame of every log in dirs. Logs whose first
 // line is not a frame are left out: they name nothing.
-func readHeads(dir string) []head {
-	logs, err := Logs(dir)
-	if err != nil {
-		return nil
+func readHeads(dirs []string) []head {
+	var logs []capture.Input
+	for _, dir := range dirs {
+		in, err := Logs(dir)
+		if err == nil {
+			logs = append(logs, in...)
+		}
 	}
 	var out []head
 	for _, in := range logs {
@@ -147,7 +181,7 @@ func fileLabel(stem string) string {
 	return ""
 }
 
-func resolve(word, dir string, heads []head) (string, error) {
+func resolve(word string, dirs []string, heads []head) (string, error) {
 	var exact, labelled []head
 	prefixed := map[string]head{}
 	for _, h := range heads {
@@ -169,7 +203,7 @@ func resolve(word, dir string, heads []head) (string, error) {
 	}
 	switch len(prefixed) {
 	case 0:
-		return "", &NotFoundError{Word: word, Dir: dir}
+		return "", &NotFoundError{Word: word, Dirs: dirs}
 	case 1:
 		for _, h := range prefixed {
 			return h.path, nil
@@ -180,7 +214,7 @@ func resolve(word, dir string, heads []head) (string, error) {
 		ids = append(ids, h.stem)
 	}
 	slices.Sort(ids)
-	return "", &AmbiguousError{Word: word, Dir: dir, Candidates: ids}
+	return "", &AmbiguousError{Word: word, Dirs: dirs, Candidates: ids}
 }
 
 // newest is the session that started last (then the log written last,

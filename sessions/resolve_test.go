@@ -50,9 +50,9 @@ func TestResolve(t *testing.T) {
 		{"run-7", "trace.jsonl"}, // a prefix of an id inside a log
 		{"fs-", `session "fs-" is ambiguous: the ids of 2 sessions in ` + dir + ` start with it (fs-100-aaaaaaaaaaaa, fs-200-bbbbbbbbbbbb); give more of the id`},
 		{"127", `session "127" is ambiguous: the ids of 2 sessions in ` + dir + ` start with it (127.0.0.1_38081-400-dddddddddddd, 127.0.0.1_38081-401-eeeeeeeeeeee); give more of the id`},
-		{"nope", `session log "` + filepath.Join(dir, "nope.jsonl") + `" not found, and no session in ` + dir + ` has the label "nope" or an id starting with it`},
-		{"empty", `session log "` + filepath.Join(dir, "empty.jsonl") + `" not found, and no session in ` + dir + ` has the label "empty" or an id starting with it`},
-		{"garbage", `session log "` + filepath.Join(dir, "garbage.jsonl") + `" not found, and no session in ` + dir + ` has the label "garbage" or an id starting with it`},
+		{"nope", `no session "nope": it is no file here, and no log in ` + dir + ` has that id or label, or an id starting with it`},
+		{"empty", `no session "empty": it is no file here, and no log in ` + dir + ` has that id or label, or an id starting with it`},
+		{"garbage", `no session "garbage": it is no file here, and no log in ` + dir + ` has that id or label, or an id starting with it`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.word, func(t *testing.T) {
@@ -90,8 +90,8 @@ func TestAmbiguousErrorNamesAtMostTen(t *testing.T) {
 	}
 }
 
-// ResolveWords touches words only: paths, "-", existing files and exact
-// ids go on as they are.
+// ResolveWords touches words only: paths, "-" and existing files go on as
+// they are; an exact id becomes its log's path.
 func TestResolveWords(t *testing.T) {
 	dir := stateDir(t)
 	t.Chdir(t.TempDir())
@@ -100,7 +100,7 @@ func TestResolveWords(t *testing.T) {
 	}
 	args := []string{"-", "fs", "logs/x.jsonl", "y.jsonl", "fs-200-bbbbbbbbbbbb", "git", "run-7f3a"}
 	got, err := ResolveWords(args, dir)
-	want := []string{"-", "fs", "logs/x.jsonl", "y.jsonl", "fs-200-bbbbbbbbbbbb", filepath.Join(dir, "github-300-cccccccccccc.jsonl"), filepath.Join(dir, "trace.jsonl")}
+	want := []string{"-", "fs", "logs/x.jsonl", "y.jsonl", filepath.Join(dir, "fs-200-bbbbbbbbbbbb.jsonl"), filepath.Join(dir, "github-300-cccccccccccc.jsonl"), filepath.Join(dir, "trace.jsonl")}
 	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("ResolveWords = %q, %v\nwant %q", got, err, want)
 	}
@@ -110,5 +110,52 @@ func TestResolveWords(t *testing.T) {
 	// A state directory that does not exist: the word is not found.
 	if _, err := ResolveWords([]string{"fsx"}, filepath.Join(dir, "none")); err == nil {
 		t.Error("a word resolved in a missing folder")
+	}
+}
+
+// TestResolveAcrossFolders: the words look in every folder given (the
+// state directory's sessions, MCPSNOOP_LOG_DIR, a config's log-dir), as
+// one: a label found in any, its newest session across them, an exact id
+// in the second, a prefix unique over all, and errors that name them all.
+func TestResolveAcrossFolders(t *testing.T) {
+	state, logs := t.TempDir(), t.TempDir()
+	for dir, files := range map[string]map[string]string{
+		state: {
+			"fs-100-aaaaaaaaaaaa.jsonl": logLine("fs-100-aaaaaaaaaaaa", "fs", "2026-08-01T10:00:00Z"),
+		},
+		logs: {
+			"notes-200-bbbbbbbbbbbb.jsonl": logLine("notes-200-bbbbbbbbbbbb", "notes", "2026-08-01T09:00:00Z"),
+			"fs-300-cccccccccccc.jsonl":    logLine("fs-300-cccccccccccc", "fs", "2026-08-01T11:00:00Z"),
+		},
+	} {
+		for name, content := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	dirs := []string{state, filepath.Join(state, "missing"), logs}
+	for _, tt := range []struct{ word, want string }{
+		{"notes", filepath.Join(logs, "notes-200-bbbbbbbbbbbb.jsonl")},
+		{"fs", filepath.Join(logs, "fs-300-cccccccccccc.jsonl")}, // the newest of the label, whichever folder
+		{"notes-200-bbbbbbbbbbbb", filepath.Join(logs, "notes-200-bbbbbbbbbbbb.jsonl")},
+		{"fs-1", filepath.Join(state, "fs-100-aaaaaaaaaaaa.jsonl")},
+		{"fs-", `session "fs-" is ambiguous: the ids of 2 sessions in ` + state + ", " + filepath.Join(state, "missing") + " and " + logs + ` start with it (fs-100-aaaaaaaaaaaa, fs-300-cccccccccccc); give more of the id`},
+		{"nope", `no session "nope": it is no file here, and no log in ` + state + ", " + filepath.Join(state, "missing") + " or " + logs + ` has that id or label, or an id starting with it`},
+	} {
+		got, err := Resolve(tt.word, dirs...)
+		if strings.HasSuffix(tt.want, ".jsonl") {
+			if err != nil || got != tt.want {
+				t.Errorf("%s: %q, %v; want %s", tt.word, got, err, tt.want)
+			}
+			continue
+		}
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%s: %q, %v; want the error %s", tt.word, got, err, tt.want)
+		}
+	}
+	// Folder names may come from a repository's config: escaped.
+	if err := (&NotFoundError{Word: "x", Dirs: []string{"a\x1b[31mb"}}).Error(); strings.Contains(err, "\x1b") {
+		t.Errorf("an escape sequence reached the message: %q", err)
 	}
 }

@@ -54,6 +54,7 @@ type Model struct {
 	sessCursor int
 	sess       *Session
 	rows       []*Row // the session's rows the filter selects
+	cellWidth  []int  // the widest cell of rows, per stream column (measureCells)
 	cursor     int    // index into rows
 	top        int    // first row shown
 	follow     bool   // keep the cursor on the newest row (live)
@@ -213,6 +214,7 @@ func (m *Model) refilter() {
 			m.rows = append(m.rows, r)
 		}
 	}
+	m.cellWidth = measureCells(m.rows)
 	switch {
 	case m.follow && atEnd:
 		m.cursor = max(len(m.rows)-1, 0)

@@ -180,10 +180,12 @@ func (m *Model) replayPrepared(msg preparedMsg) tea.Cmd {
 }
 
 // replayAnswer takes the answer to the question before a session's first
-// send: y sends, anything else does not.
+// send: y sends, anything else does not. Either way the question leaves the
+// footer: answered, it asks nothing any more.
 func (m *Model) replayAnswer(key string) tea.Cmd {
 	job := m.replay.pending
 	m.replay.pending = nil
+	m.notice = ""
 	if key != "y" && key != "Y" {
 		m.notice = "replay cancelled; nothing was sent"
 		return nil

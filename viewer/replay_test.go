@@ -77,6 +77,9 @@ func TestReplayKeyAsksThenShows(t *testing.T) {
 	if rp.runs != 1 || !strings.Contains(s, "replay · tools/call fail (line 20)") {
 		t.Fatalf("after y: runs %d\n%s", rp.runs, s)
 	}
+	if strings.Contains(s, "y/n") { // answered: the question leaves the footer
+		t.Errorf("the question stayed after y:\n%s", s)
+	}
 	for _, want := range []string{"RECORDED", "│ REPLAYED", `{"error": "recorded"}`, `│ {"result": "replayed"}`, "recorded answer: /logs/s.jsonl, line 21", "replay log: /state/replays/x.jsonl", "differs"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("page lacks %q:\n%s", want, s)

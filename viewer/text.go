@@ -99,8 +99,18 @@ func statusCell(r *Row) string {
 	return s
 }
 
-// rowNote is what the engine remarked on the frame, most pressing first.
-func rowNote(r *Row) string {
+// rowNote is what the engine remarked on the frame, most pressing first,
+// a line of text (stderr, a frame that is no JSON) quoted to 60 runes, as
+// the text stream prints it.
+func rowNote(r *Row) string { return noteOf(r, textNoteRunes) }
+
+// textNoteRunes is how much of a frame's text line the text stream quotes.
+const textNoteRunes = 60
+
+// noteOf is rowNote quoting up to n runes of a frame's text line: the
+// terminal viewer gives it the NOTE column's width, so a wide terminal
+// shows a stderr line as far as it has room for.
+func noteOf(r *Row, n int) string {
 	var parts []string
 	if errs := r.Errors(); len(errs) > 0 {
 		parts = append(parts, "error: "+strings.Join(errs, "; "))
@@ -121,7 +131,7 @@ func rowNote(r *Row) string {
 		parts = append(parts, "truncated")
 	}
 	if r.Kind == "stderr" || r.Kind == "invalid" || (r.Kind == "transport" && r.Text() != "") {
-		if t := oneLine(r.Text(), 60); t != "" {
+		if t := oneLine(r.Text(), n); t != "" {
 			parts = append(parts, strconv.Quote(t))
 		}
 	}

@@ -161,13 +161,15 @@ func row(widths []int, cells ...string) string {
 
 // streamCols are the stream's columns (columns, then NOTE). The method,
 // tool and id are capped so the status, the duration and the note keep
-// their room; the time goes first when the terminal is narrow.
+// their room; the time goes first when the terminal is narrow. A column
+// is no wider than its widest cell among the rows shown (or its title), so
+// that NOTE, which takes the rest, gets the room the others do not use.
 func (m *Model) streamCols() []col {
 	seq := 4
 	if n := len(m.sess.Rows); n > 0 && m.sess.Rows[n-1] != nil {
 		seq = max(seq, len(itoa(int(m.sess.Rows[n-1].Seq)))+1)
 	}
-	return []col{
+	cols := []col{
 		{"SEQ", seq, seq, 0},
 		{"TIME", 12, 12, 9},
 		{"DIR", 6, 6, 1},
@@ -179,6 +181,46 @@ func (m *Model) streamCols() []col {
 		{"DURATION", 8, 9, 4},
 		{"NOTE", 14, 0, 8},
 	}
+	for i := range cols {
+		if i < len(m.cellWidth) && sizedByContent[i] {
+			c := &cols[i]
+			c.pref = min(c.pref, max(len(c.title), m.cellWidth[i]))
+			c.min = min(c.min, c.pref)
+		}
+	}
+	return cols
+}
+
+// sizedByContent are the stream's columns whose width follows their cells:
+// KIND, METHOD, TOOL, ID, STATUS and DURATION.
+var sizedByContent = []bool{3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 9: false}
+
+// measureCells is the widest cell of rows in each of the stream's columns
+// but NOTE (as rowCells gives them).
+func measureCells(rows []*Row) []int {
+	w := make([]int, 9)
+	for _, r := range rows {
+		dur := ""
+		if d, ok := r.Duration(); ok {
+			dur = FormatDuration(d)
+		}
+		for i, c := range [...]string{3: r.Kind, 4: r.Method, 5: r.Tool, 6: r.ID, 7: statusCell(r), 8: dur} {
+			if c != "" {
+				w[i] = max(w[i], cellWidth(c))
+			}
+		}
+	}
+	return w
+}
+
+// cellWidth is the width s takes in a cell, as fit shows it.
+func cellWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return ansi.StringWidth(clean(s, false))
+		}
+	}
+	return len(s)
 }
 
 // shortKinds name the kinds in a narrow KIND column.
@@ -217,8 +259,8 @@ func (m *Model) viewStream() string {
 	h := m.streamHeight()
 	for i := m.top; i < len(m.rows) && i < m.top+h; i++ {
 		r := m.rows[i]
-		cells := append(rowCells(r), rowNote(r))
-		if w[3] < 12 {
+		cells := append(rowCells(r), noteOf(r, max(w[9], textNoteRunes)))
+		if w[3] < len(cells[3]) {
 			cells[3] = shortKinds[cells[3]]
 		}
 		line := row(w, cells...)

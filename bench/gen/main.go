@@ -101,7 +101,7 @@ func parseArgs(args []string) (n int, out string, seed int64, label string, err 
 		return 0, "", 0, "", fmt.Errorf("want N and OUT, got %d arguments", len(pos))
 	}
 	if n, err = strconv.Atoi(pos[0]); err != nil || n < 0 {
-		return 0, "", 0, "", fmt.Errorf("N %q is not a number of calls", pos[0])
+		return 0, "", 0, "", fmt.Errorf("the number of calls, N, must be 0 or more, got %q", pos[0])
 	}
 	return n, pos[1], seed, label, nil
 }

@@ -38,7 +38,7 @@ func (framer) Frames(ob *capture.Observation, out []capture.Frame) []capture.Fra
 		return append(out, capture.Frame{TS: ob.TS, Direction: ob.Direction, Transport: capture.TransportHTTP, Raw: ob.Data})
 	}
 	x := o.x
-	base := capture.Frame{TS: ob.TS, Transport: capture.TransportHTTP, ConnID: x.conn}
+	base := capture.Frame{TS: ob.TS, Transport: capture.TransportHTTP, ConnID: x.conn, HTTPMethod: x.httpMethod, HTTPPath: x.httpPath}
 	if o.kind == obsRequest {
 		base.Direction = capture.ClientToServer
 		base.McpProtocolVersion = x.version
@@ -46,6 +46,7 @@ func (framer) Frames(ob *capture.Observation, out []capture.Frame) []capture.Fra
 	} else {
 		base.Direction = capture.ServerToClient
 		base.Status, base.AuthChallenge, base.ContentType = o.resp.status, o.resp.challenge, o.resp.contentType
+		base.StreamEmpty = o.resp.streamEmpty
 		if o.resp.byProxy {
 			// The request may have had no body to log: its refusal says
 			// what was refused.

@@ -70,6 +70,8 @@ type observation struct {
 // except replyTo, which only the writer goroutine touches.
 type exchange struct {
 	conn        string
+	httpMethod  string // the request's HTTP method
+	httpPath    string // its URL path, without the query
 	method      string // Mcp-Method
 	name        string // Mcp-Name
 	version     string // MCP-Protocol-Version
@@ -88,6 +90,7 @@ type responseInfo struct {
 	status      int
 	challenge   string
 	contentType string
+	streamEmpty bool // the marker of an event stream that ended without an event
 	byProxy     bool // the proxy's own answer (a refusal); the server never saw the request
 }
 

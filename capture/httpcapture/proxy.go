@@ -480,6 +480,8 @@ func requestExchange(r *http.Request, conn string) *exchange {
 		accept:      strings.Join(h.Values("Accept"), ", "),
 		origin:      h.Get("Origin"),
 		host:        r.Host,
+		httpMethod:  r.Method,
+		httpPath:    r.URL.Path,
 	}
 	for name, values := range h {
 		if len(name) > len("mcp-param-") && strings.EqualFold(name[:len("mcp-param-")], "mcp-param-") {
@@ -597,6 +599,7 @@ type responseTap struct {
 	mu       sync.Mutex
 	cp       logCopy // the log's copy of the body so far, when logged whole
 	seen     bool    // any byte arrived
+	events   int     // SSE events logged
 	ended    bool
 	lostPart bool // a chunk of a compressed event stream did not reach the log
 }
@@ -644,6 +647,7 @@ func (b *responseTap) event(data []byte, truncated bool) {
 	if !truncated && len(trimWS(data)) == 0 {
 		return
 	}
+	b.events++
 	b.log.add(observation{kind: obsResponse, x: b.x, resp: b.info, body: data, truncated: truncated})
 }
 
@@ -666,6 +670,13 @@ func (b *responseTap) endLocked(clean bool) {
 		}
 	case b.sse != nil:
 		b.sse.end(clean)
+		if clean && b.events == 0 {
+			// Nothing will ever answer the request this stream was for:
+			// say so, in a status frame naming it (reply_to).
+			info := *b.info
+			info.streamEmpty = true
+			b.log.add(observation{kind: obsResponse, x: b.x, resp: &info})
+		}
 	default:
 		data, truncated := b.cp.take()
 		b.log.finish(b.t, data, truncated || (!clean && b.seen))

@@ -445,6 +445,66 @@ func TestProxyRefusals(t *testing.T) {
 	}
 }
 
+// TestProxyRecordsTheHTTPExchange: every frame names the HTTP method and
+// URL path of its exchange (never the query), so a status-only answer to a
+// GET or a DELETE, which has no request frame, says what it answered.
+func TestProxyRecordsTheHTTPExchange(t *testing.T) {
+	r := newProxyRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		io.Copy(io.Discard, req.Body)
+		if req.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	r.do("POST", "/mcp?token=sEcReT", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil)
+	r.do("GET", "/mcp", "", http.Header{"Accept": {"text/event-stream"}})
+	r.do("DELETE", "/mcp/", "", nil)
+	fs := r.frames()
+	wantFrames(t, fs,
+		`c2s {"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`s2c 200 {"jsonrpc":"2.0","id":1,"result":{}}`,
+		`s2c 405`,
+		`s2c 405`,
+	)
+	want := [][2]string{{"POST", "/mcp"}, {"POST", "/mcp"}, {"GET", "/mcp"}, {"DELETE", "/mcp/"}}
+	for i, f := range fs {
+		if got := [2]string{f.HTTPMethod, f.HTTPPath}; got != want[i] {
+			t.Errorf("frame %d: http %v, want %v", i, got, want[i])
+		}
+	}
+	if strings.Contains(r.out.buf.String(), "sEcReT") {
+		t.Error("the log holds the URL's query")
+	}
+}
+
+// TestProxyMarksAnEmptyEventStream: an event stream that answers a
+// request and ends without an event is logged as a status frame marked
+// stream_empty, naming the request; a stream with an event is not.
+func TestProxyMarksAnEmptyEventStream(t *testing.T) {
+	r := newProxyRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		if strings.Contains(string(body), `"id":2`) {
+			io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n")
+		}
+	}))
+	r.do("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`, nil)
+	r.do("POST", "/mcp", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, nil)
+	fs := r.frames()
+	wantFrames(t, fs,
+		`c2s {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`,
+		`s2c 200 reply_to:1`,
+		`c2s {"jsonrpc":"2.0","id":2,"method":"ping"}`,
+		`s2c 200 {"jsonrpc":"2.0","id":2,"result":{}}`,
+	)
+	if !fs[1].StreamEmpty || fs[3].StreamEmpty {
+		t.Errorf("stream_empty %v and %v, want true for the empty stream only", fs[1].StreamEmpty, fs[3].StreamEmpty)
+	}
+}
+
 // compress encodes s in a content-coding.
 func compress(t *testing.T, coding, s string) []byte {
 	var buf bytes.Buffer

@@ -4,18 +4,18 @@ package stdio
 
 import (
 	"os"
-	"os/exec"
 	"syscall"
 )
 
-// isolate starts the server in a process group of its own, so that it gets
-// exactly the signals the shim forwards: a Ctrl-C in a terminal reaches the
-// shim's group, and the shim passes it on once, not twice. Where the
-// platform can (Linux), the server also gets SIGKILL when the shim dies,
-// however it dies (see startLocked).
-func isolate(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	setParentDeathSignal(cmd.SysProcAttr)
+// The server runs in a process group of its own (its supervisor's, see
+// supervisor_unix.go), so that it gets exactly the signals the shim
+// forwards: a Ctrl-C in a terminal reaches the shim's group, and the shim
+// passes it on once, not twice.
+
+// groupAlive reports whether any process of the server's group (p is its
+// leader) is left.
+func groupAlive(p *os.Process) bool {
+	return syscall.Kill(-p.Pid, 0) == nil
 }
 
 // signalServer sends sig to the server's process group (the server and

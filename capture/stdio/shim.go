@@ -78,7 +78,12 @@ func (e *StartError) Unwrap() error { return e.Err }
 // process that started the shim has exited, the shim stops forwarding,
 // says why on stderr and in the log (a stderr frame), and ends the server
 // as it does on a forwarded SIGTERM: SIGTERM, then SIGKILL after the kill
-// grace. And on Linux the server gets SIGKILL if the shim itself is killed.
+// grace. Once the client's input ends, the server has the kill grace to
+// exit before it is ended the same way. On Unix the server runs under a
+// supervisor in its process group (supervisor_unix.go), which kills the
+// whole group, whatever the server started included, if the shim itself
+// is killed; and what the server started that outlives it is ended when
+// the shim ends.
 func (s *Shim) Run() (int, error) {
 	if len(s.Command) == 0 {
 		return 2, errors.New("no server command given")
@@ -101,18 +106,14 @@ func (s *Shim) Run() (int, error) {
 		closeAll(inR, inW, outR, outW)
 		return 1, err
 	}
-	cmd := exec.Command(s.Command[0], s.Command[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	isolate(cmd)
 	exited := make(chan struct{})
-	if err := startLocked(cmd, exited); err != nil {
+	cmd, started, err := startServer(s.Command, inR, outW, errW, exited)
+	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
-		code := 126
-		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
-			code = 127
-		}
+		code := startCode(err)
 		return code, &StartError{Code: code, Err: fmt.Errorf("cannot start %q: %w", s.Command[0], err)}
 	}
+	defer started()
 	closeAll(inR, outW, errW)
 
 	var log *capture.LogWriter
@@ -140,9 +141,11 @@ func (s *Shim) Run() (int, error) {
 	// a chunk it already forwarded is logged before the log is closed
 	// (clientGate): the request a crashing server read last is in the log.
 	clientGate := &logGate{}
+	inputEnded := make(chan struct{})
 	go func() {
 		pump(s.Stdin, inW, split(capture.ClientToServer), nil, clientGate)
 		inW.Close()
+		close(inputEnded)
 	}()
 	var pumps sync.WaitGroup
 	pumps.Add(2)
@@ -159,8 +162,15 @@ func (s *Shim) Run() (int, error) {
 		say = capture.NewNotices(s.Stderr)
 		defer say.Close(capture.NoticeFlush)
 	}
-	s.supervise(cmd.Process, exited, gone, log, inW, say)
+	s.supervise(cmd.Process, exited, inputEnded, gone, log, inW, say)
 	stopWatch()
+	// What the server started may still run, in its group: it is ended
+	// too, gently first (it may hold the output being drained), then at
+	// once once the drain gives up on it.
+	leftovers := groupAlive(cmd.Process)
+	if leftovers {
+		_ = signalServer(cmd.Process, syscall.SIGTERM)
+	}
 
 	drained := make(chan struct{})
 	go func() { pumps.Wait(); close(drained) }()
@@ -168,6 +178,9 @@ func (s *Shim) Run() (int, error) {
 	case <-drained:
 	case <-time.After(drainGrace):
 		// Something the server started still holds its output open.
+		if leftovers {
+			_ = killServer(cmd.Process)
+		}
 		now := time.Now()
 		_ = outR.SetReadDeadline(now)
 		_ = errR.SetReadDeadline(now)
@@ -244,7 +257,12 @@ func watchParent(ppid int, gone func(string)) (stop func()) {
 // grace after the first signal passed on (or sent because the client is
 // gone). It signals first and says why after, through say, which never
 // waits: stderr may be a full pipe.
-func (s *Shim) supervise(p *os.Process, exited <-chan struct{}, gone <-chan string, log *capture.LogWriter, serverIn *os.File, say *capture.Notices) {
+//
+// When the client's input ends (inputEnded: the server's stdin was closed
+// after it), the server has the kill grace to exit; then it is ended as on
+// a forwarded SIGTERM. This is the shutdown MCP's stdio transport asks of
+// a client: close the server's input, wait, SIGTERM, SIGKILL.
+func (s *Shim) supervise(p *os.Process, exited, inputEnded <-chan struct{}, gone <-chan string, log *capture.LogWriter, serverIn *os.File, say *capture.Notices) {
 	grace := s.KillGrace
 	if grace <= 0 {
 		grace = DefaultKillGrace
@@ -253,10 +271,15 @@ func (s *Shim) supervise(p *os.Process, exited <-chan struct{}, gone <-chan stri
 		timer   *time.Timer
 		expired <-chan time.Time
 		first   os.Signal
+		eof     *time.Timer // the grace after the end of input
+		eofDue  <-chan time.Time
 	)
 	defer func() {
 		if timer != nil {
 			timer.Stop()
+		}
+		if eof != nil {
+			eof.Stop()
 		}
 	}()
 	term := func(sig os.Signal) {
@@ -278,6 +301,23 @@ func (s *Shim) supervise(p *os.Process, exited <-chan struct{}, gone <-chan stri
 			_ = serverIn.Close() // nothing more is forwarded to it
 			term(syscall.SIGTERM)
 			msg := "mcpsnoop: the client is gone (" + why + "); ending the server"
+			if log != nil {
+				log.Add(capture.Stderr, nil, nil, []byte(msg), false)
+			}
+			say.Say(msg + "\n")
+		case <-inputEnded:
+			inputEnded = nil
+			if timer == nil {
+				eof = time.NewTimer(grace)
+				eofDue = eof.C
+			}
+		case <-eofDue:
+			eofDue = nil
+			if timer != nil {
+				continue // already being ended
+			}
+			term(syscall.SIGTERM)
+			msg := fmt.Sprintf("mcpsnoop: the server did not exit within %s of the end of its input; ending it", grace)
 			if log != nil {
 				log.Add(capture.Stderr, nil, nil, []byte(msg), false)
 			}

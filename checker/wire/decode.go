@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"unsafe"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
@@ -24,6 +25,48 @@ const longString = 256
 // to Validate.
 type decoder struct {
 	b []byte
+	// values counts the values decoded; past maxValues the rest of the
+	// message is not (see cut).
+	values int
+	// path is the pointer tokens of the container being decoded; cut
+	// holds the pointers of the containers whose members were left out
+	// once the budget ran out, first the innermost.
+	path []pathTok
+	cut  []string
+}
+
+// pathTok is one step of a pointer: a member's key, or an element's index
+// (kept as a number: most messages are never cut, and their paths never
+// written out).
+type pathTok struct {
+	key string
+	idx int // -1 for a key
+}
+
+// maxValues is how many values of one message the validator is handed.
+// Validating costs schema-node visits in proportion (a few per value, more
+// under unions), and a message that breaks its schema everywhere costs an
+// issue per value besides: a 12 MB result of 800,000 bad items took the
+// validator 35 s and 2.2 GB. Past the budget the message is validated as
+// far as it was decoded, and its finding says where validation stopped.
+const maxValues = 100_000
+
+// spent reports whether the budget is spent, counting one more value.
+func (d *decoder) spent() bool {
+	d.values++
+	return d.values > maxValues
+}
+
+// cutHere records that the container being decoded lost members.
+func (d *decoder) cutHere() {
+	tokens := make([]string, len(d.path))
+	for i, t := range d.path {
+		tokens[i] = t.key
+		if t.idx >= 0 {
+			tokens[i] = strconv.Itoa(t.idx)
+		}
+	}
+	d.cut = append(d.cut, pointer(tokens))
 }
 
 // message decodes the message object at the start of b. The member named
@@ -45,6 +88,7 @@ func (d *decoder) message(paramsSkip, resultSkip string) any {
 		key := d.key(ks, ke)
 		var v any
 		var end int
+		d.path = append(d.path, pathTok{key: key, idx: -1})
 		switch {
 		case key == "id" && isInteger(d.b[vs:jsonwalk.SkipValue(d.b, vs)]):
 			v, end = integerID, jsonwalk.SkipValue(d.b, vs)
@@ -55,9 +99,13 @@ func (d *decoder) message(paramsSkip, resultSkip string) any {
 		default:
 			v, end = d.value(vs)
 		}
+		d.path = d.path[:len(d.path)-1]
 		m[key] = v
 		return end
 	})
+	if d.values > maxValues {
+		d.cutHere() // the message itself lost what lies past the budget
+	}
 	return m
 }
 
@@ -85,17 +133,27 @@ func (d *decoder) value(i int) (any, int) {
 // empty value of its own type.
 func (d *decoder) object(i int, skip string) (any, int) {
 	m := map[string]any{}
+	cut := false
 	end := jsonwalk.Members(d.b, i, func(ks, ke, vs int) int {
+		if cut || d.spent() {
+			cut = true
+			return jsonwalk.SkipValue(d.b, vs)
+		}
 		key := d.key(ks, ke)
 		if skip != "" && key == skip {
 			v, end := d.stub(vs)
 			m[key] = v
 			return end
 		}
+		d.path = append(d.path, pathTok{key: key, idx: -1})
 		v, end := d.value(vs)
+		d.path = d.path[:len(d.path)-1]
 		m[key] = v
 		return end
 	})
+	if cut {
+		d.cutHere()
+	}
 	return m, end
 }
 
@@ -112,9 +170,16 @@ func (d *decoder) stub(i int) (any, int) {
 
 func (d *decoder) array(i int) (any, int) {
 	out := []any{}
+	start := i
 	i = jsonwalk.SkipWS(d.b, i+1)
 	for i < len(d.b) && d.b[i] != ']' {
+		if d.spent() {
+			d.cutHere()
+			return out, jsonwalk.SkipValue(d.b, start)
+		}
+		d.path = append(d.path, pathTok{idx: len(out)})
 		v, end := d.value(i)
+		d.path = d.path[:len(d.path)-1]
 		out = append(out, v)
 		i = jsonwalk.SkipWS(d.b, end)
 		if i < len(d.b) && d.b[i] == ',' {

@@ -33,6 +33,9 @@ func (f *Finding) Text() string {
 	if f.Omitted > 0 {
 		b.WriteString("; and " + strconv.Itoa(f.Omitted) + " more")
 	}
+	if f.Stopped != "" {
+		b.WriteString("; validation stopped " + f.Stopped)
+	}
 	b.WriteString(" (" + f.Revision + " " + f.Definition + ")")
 	return b.String()
 }
@@ -50,6 +53,9 @@ func (f *Finding) Kind() string {
 // for the revisions published before that page existed, the schema file
 // itself.
 func SpecURL(revision, definition string) string {
+	if u, ok := eventsSpecURL(definition); ok {
+		return u
+	}
 	if revision < "2025-06-18" {
 		return SchemaFileURL(revision)
 	}

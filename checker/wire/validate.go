@@ -2,6 +2,8 @@ package wire
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -55,8 +57,13 @@ type Finding struct {
 	Definition string `json:"definition"`
 	// Issues are the first MaxIssues problems, in instance order.
 	Issues []Issue `json:"issues"`
-	// Omitted counts the problems past those.
+	// Omitted counts the problems past those, of the MaxCollected at most
+	// that validation collects.
 	Omitted int `json:"omitted"`
+	// Stopped says why validation stopped before the end of the message,
+	// when it did: MaxCollected issues found, or the message past
+	// maxValues values ("" when it went through).
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // Issue is one failing instance location.
@@ -78,6 +85,16 @@ type Issue struct {
 
 // MaxIssues is how many problems one finding lists.
 const MaxIssues = 3
+
+// MaxCollected is how many problems validation collects in one message
+// before it stops: enough to count a few faults, and no list a message
+// that breaks its schema everywhere can make long.
+const MaxCollected = 100
+
+// ErrStopped is returned for a message whose validation stopped before its
+// end (it is larger than validation takes) without finding a problem in
+// what it covered: it is neither valid nor faulty as far as is known.
+var ErrStopped = errors.New("validation stopped")
 
 // ErrUnknownRevision is returned for a revision without a schema.
 var ErrUnknownRevision = errors.New("no schema for this protocol revision")
@@ -127,6 +144,7 @@ type validation struct {
 	msg    any
 	noun   string // request, notification, result, error response
 	issues []Issue
+	cut    []string // pointers of containers the decoder left members of out
 }
 
 func (v *validation) run() (*Finding, error) {
@@ -137,6 +155,7 @@ func (v *validation) run() (*Finding, error) {
 	}
 	d := decoder{b: m.Raw}
 	v.msg = d.message(paramsSkip, resultSkip)
+	v.cut = d.cut
 
 	var err error
 	switch m.Kind {
@@ -148,16 +167,61 @@ func (v *validation) run() (*Finding, error) {
 		v.noun = "error response"
 		err = v.check(r.envError, "", v.msg)
 	}
-	if err != nil || len(v.issues) == 0 {
+	if err == nil {
+		err = v.extensionCheck()
+	}
+	if err != nil {
 		return nil, err
 	}
-	f := &Finding{Revision: m.Revision, Subject: subject(m.Method, v.noun), Definition: v.issues[0].Definition}
+	stopped := v.limit()
+	if len(v.issues) == 0 {
+		if stopped != "" {
+			return nil, fmt.Errorf("%w %s", ErrStopped, stopped)
+		}
+		return nil, nil
+	}
+	f := &Finding{Revision: m.Revision, Subject: subject(m.Method, v.noun), Definition: v.issues[0].Definition, Stopped: stopped}
 	if len(v.issues) > MaxIssues {
 		f.Omitted = len(v.issues) - MaxIssues
 		v.issues = v.issues[:MaxIssues]
 	}
 	f.Issues = v.issues
 	return f, nil
+}
+
+// limit applies validation's limits to the issues found, and says why
+// validation stopped ("" when it did not). Issues located at a container
+// whose members were left out (past maxValues) are left out too: they may
+// be what leaving members out made (a required property never decoded, a
+// union no branch of which fits what is left). Past MaxCollected issues,
+// the rest go.
+func (v *validation) limit() string {
+	stopped := ""
+	if len(v.cut) > 0 {
+		cut := map[string]bool{}
+		for _, p := range v.cut {
+			cut[p] = true
+		}
+		kept := v.issues[:0]
+		for _, is := range v.issues {
+			if !cut[is.Pointer] {
+				kept = append(kept, is)
+			}
+		}
+		v.issues = kept
+		at := v.cut[0]
+		if at == "" {
+			at = "the message's top level"
+		}
+		stopped = "after " + strconv.Itoa(maxValues) + " values, at " + at + ": the rest of the message was not validated"
+	}
+	if len(v.issues) > MaxCollected {
+		v.issues = v.issues[:MaxCollected]
+		if stopped == "" {
+			stopped = "after " + strconv.Itoa(MaxCollected) + " issues"
+		}
+	}
+	return stopped
 }
 
 // methodMessage checks a request or a notification against the definition
@@ -302,7 +366,11 @@ func (v *validation) check(def, base string, inst any) error {
 	if err != nil {
 		return err
 	}
-	verr := s.Validate(inst)
+	return v.record(s.Validate(inst), base, inst, def)
+}
+
+// record keeps the issues of a validation of inst against def.
+func (v *validation) record(verr error, base string, inst any, def string) error {
 	if verr == nil {
 		return nil
 	}

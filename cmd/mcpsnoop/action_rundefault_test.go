@@ -94,6 +94,21 @@ func TestActionDefaultChecksTheNewestRun(t *testing.T) {
 	if !res.Failed {
 		t.Errorf("an empty state directory passed:\n%s", res.Log)
 	}
+	// Said in the action's terms: which inputs were empty, where it looked,
+	// what to set; never `session log "<state>/sessions" not found`.
+	for _, want := range []string{
+		"Nothing was checked: no session logs\\: none were named (the action's session and log-dir inputs are empty",
+		"there are none in " + strings.ReplaceAll(filepath.Join(empty, "sessions"), ".", "\\."),
+		"(the state directory's sessions folder, which does not exist",
+		"Set log-dir to the folder the recording step's shims wrote to (mcpsnoop --log-dir DIR, or MCPSNOOP\\_LOG\\_DIR), or session to the logs",
+	} {
+		if !strings.Contains(res.Summary, want) {
+			t.Errorf("summary lacks %q:\n%s", want, res.Summary)
+		}
+	}
+	if strings.Contains(res.Summary, `session log "`) || strings.Contains(res.Summary, "not found") {
+		t.Errorf("summary:\n%s", res.Summary)
+	}
 }
 
 func TestActionLogDir(t *testing.T) {
@@ -124,10 +139,18 @@ func TestActionLogDir(t *testing.T) {
 			}
 		})
 	}
-	res, _ := f.runWithHome(t, map[string]string{"log-dir": "logs/none", "upload-sarif": "false"}, home)
-	wantOutputsEqual(t, res, map[string]string{"outcome": "error", "exit-code": "2"})
-	if !res.Failed || !strings.Contains(res.Log, "logs/none") {
-		t.Errorf("a missing log-dir: failed %v\n%s", res.Failed, res.Log)
+	// A log-dir that is no folder, or holds no log, is said in the action's
+	// terms before mcpsnoop runs.
+	writeFile(t, filepath.Join(f.workspace, "logs", "nolog", "notes.txt"), []byte("x"))
+	for dir, want := range map[string]string{
+		"logs/none":  "Nothing was checked: the log-dir input is `logs/none`, which is not a folder in `" + f.workspace + "` (working-directory).",
+		"logs/nolog": "Nothing was checked: the log-dir input is `logs/nolog`, a folder with no session log (*.jsonl) in it",
+	} {
+		res, _ := f.runWithHome(t, map[string]string{"log-dir": dir, "upload-sarif": "false"}, home)
+		wantOutputsEqual(t, res, map[string]string{"outcome": "error", "exit-code": "2"})
+		if !res.Failed || !strings.Contains(res.Log, dir) || !strings.Contains(res.Summary, want) {
+			t.Errorf("log-dir %s: failed %v\n%s\nsummary:\n%s", dir, res.Failed, res.Log, res.Summary)
+		}
 	}
 }
 
@@ -143,6 +166,9 @@ func TestActionDefaultSelectionArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.binary = fake
+	for _, dir := range []string{"artifacts/mcp", "my logs"} { // the action looks before it passes a log-dir on
+		writeFile(t, filepath.Join(f.workspace, dir, "x.jsonl"), []byte("{}\n"))
+	}
 	for _, tc := range []struct {
 		inputs map[string]string
 		tail   []string // the arguments after the report's flags

@@ -358,7 +358,11 @@ func TestActionFailingCapture(t *testing.T) {
 func TestActionMissingCapture(t *testing.T) {
 	t.Parallel()
 	f := newActionFixture(t)
-	for _, session := range []string{"logs/nope.jsonl", "logs/none/*.jsonl"} {
+	for session, summary := range map[string]string{
+		"logs/nope.jsonl": `Nothing was checked: session log "logs/nope\.jsonl" not found`,
+		// A glob that matches nothing is the action's to explain: in its terms.
+		"logs/none/*.jsonl": "Nothing was checked: the session input's entry `logs/none/*.jsonl` matches no file in `" + f.workspace + "` (working-directory).",
+	} {
 		t.Run(session, func(t *testing.T) {
 			res, uploads := f.run(t, map[string]string{"session": session, "fail-on-findings": "false"})
 			if !res.Failed || res.step("Gate on the check").Outcome != "failure" {
@@ -368,11 +372,11 @@ func TestActionMissingCapture(t *testing.T) {
 			if len(uploads) != 0 || res.step("upload").Outcome != "skipped" {
 				t.Errorf("uploaded %d files on exit 2", len(uploads))
 			}
-			if !strings.Contains(res.Log, `mcpsnoop check: session log "`+session+`" not found`) {
+			if !strings.Contains(res.Log, session) {
 				t.Errorf("log does not name the input:\n%s", res.Log)
 			}
-			if !strings.Contains(res.Summary, "Nothing was checked: session log") {
-				t.Errorf("summary:\n%s", res.Summary)
+			if !strings.HasPrefix(res.Summary, "## ⚠️ mcpsnoop check: error\n\n") || !strings.Contains(res.Summary, summary) {
+				t.Errorf("summary:\n%s\nwant %s", res.Summary, summary)
 			}
 		})
 	}
@@ -435,7 +439,7 @@ func TestActionInputMapping(t *testing.T) {
 	writeFile(t, filepath.Join(f.workspace, "my logs", "a b.jsonl"), []byte("{}\n"))
 	f.binary = fake
 	res, uploads := f.run(t, map[string]string{
-		"session":             "logs/traced/*.jsonl\n  my logs/a b.jsonl  \n\nlogs/pass\nserver.py-8933-e910199a\nlogs/none/*.jsonl\n-weird\nrun:latest",
+		"session":             "logs/traced/*.jsonl\n  my logs/a b.jsonl  \n\nlogs/pass\nserver.py-8933-e910199a\n-weird\nrun:latest",
 		"fail-on":             "error,pending",
 		"blame":               " server,transport ",
 		"expect-tool":         "a,b\n c",
@@ -464,7 +468,7 @@ func TestActionInputMapping(t *testing.T) {
 		"--max-duration", "5s", "--max-server-duration", "2s", "--max-round-trips", "3",
 		"--baseline", ".mcpsnoop/baselines", "--known", ".mcpsnoop/known findings.txt", "--run", "latest", "--",
 		"logs/traced/files-97144-f2a752e6b438.jsonl", "logs/traced/github-97145-6513269e0d37.jsonl", "logs/traced/search-97146-0c5ca6a3a450.jsonl",
-		"my logs/a b.jsonl", "logs/pass", "server.py-8933-e910199a", "logs/none/*.jsonl", "-weird"}
+		"my logs/a b.jsonl", "logs/pass", "server.py-8933-e910199a", "-weird"}
 	if !slices.Equal(got, want) {
 		t.Errorf("args:\n got %q\nwant %q", got, want)
 	}

@@ -129,7 +129,9 @@ func TestCheckBadInput(t *testing.T) {
 	work := t.TempDir()
 	t.Chdir(work)
 
-	notJSON := callLines + "this is not json\n" + callLines
+	// A bad first line: the input is no log. (One after a frame is an
+	// invalid frame and the check goes on: TestCheckUnreadableLineMidLog.)
+	notJSON := "this is not json\n" + callLines
 	gz := []byte{0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x0a}
 	files := map[string][]byte{
 		"x.jsonl":             []byte(callLines),
@@ -141,7 +143,7 @@ func TestCheckBadInput(t *testing.T) {
 		"array.jsonl":         []byte("[1,2,3]\n"),
 		"string.jsonl":        []byte(`"just a string"` + "\n"),
 		"no-session.jsonl":    []byte(`{"seq":1,"direction":"c2s","raw":{"jsonrpc":"2.0","id":1,"method":"ping"}}` + "\n" + `{"session_id":"","seq":2}` + "\n"),
-		"bad-ts.jsonl":        []byte(callLines + `{"session_id":"s1","seq":3,"ts":"yesterday","direction":"c2s"}` + "\n"),
+		"bad-ts.jsonl":        []byte(`{"session_id":"s1","seq":3,"ts":"yesterday","direction":"c2s"}` + "\n" + callLines),
 		"only-empty/a.jsonl":  nil,
 		"only-empty/b.jsonl":  nil,
 		"no-logs/notes.txt":   []byte("not a log\n"),
@@ -165,8 +167,8 @@ func TestCheckBadInput(t *testing.T) {
 		{name: "missing path", args: []string{"missing.jsonl"}, want: []string{`"missing.jsonl"`, "not found"}},
 		{name: "missing path in a folder", args: []string{"nope/x.jsonl"}, want: []string{`"nope/x.jsonl"`, "not found"}},
 		{name: "missing after a good one", args: []string{"x.jsonl", "missing.jsonl"}, want: []string{`"missing.jsonl"`, "not found"}},
-		{name: "unknown session id", args: []string{"abc123"}, want: []string{filepath.Join(home, "sessions", "abc123.jsonl"), "not found"}},
-		{name: "empty state dir", want: []string{filepath.Join(home, "sessions"), "no session logs found"}},
+		{name: "unknown session id", args: []string{"abc123"}, want: []string{`no session "abc123"`, filepath.Join(home, "sessions")}},
+		{name: "empty state dir", want: []string{"no session logs to read: none were named", filepath.Join(home, "sessions"), "MCPSNOOP_LOG_DIR"}},
 		{name: "directory with no logs", args: []string{"no-logs"}, want: []string{"no-logs", "no session logs"}},
 		{name: "empty directory", args: []string{"empty-dir"}, want: []string{"empty-dir", "no session logs"}},
 		{name: "directory of empty logs", args: []string{"only-empty"}, want: []string{"only-empty", "empty"}},
@@ -177,14 +179,14 @@ func TestCheckBadInput(t *testing.T) {
 		{name: "empty stdin", args: []string{"-"}, want: []string{"stdin", "no envelopes found"}},
 		{name: "binary file", args: []string{"binary.jsonl"}, want: []string{"binary.jsonl", "line 1", "invalid JSONL envelope"}},
 		{name: "gzipped log", args: []string{"gzipped.jsonl"}, want: []string{"gzipped.jsonl", "line 1", "invalid JSONL envelope"}},
-		{name: "line not JSON", args: []string{"not-json.jsonl"}, want: []string{"not-json.jsonl", "line 3", "invalid JSONL envelope"}},
-		{name: "line not JSON on stdin", stdin: notJSON, args: []string{"-"}, want: []string{"stdin: line 3", "invalid JSONL envelope"}},
+		{name: "line not JSON", args: []string{"not-json.jsonl"}, want: []string{"not-json.jsonl", "line 1", "invalid JSONL envelope"}},
+		{name: "line not JSON on stdin", stdin: notJSON, args: []string{"-"}, want: []string{"stdin: line 1", "invalid JSONL envelope"}},
 		{name: "array value", args: []string{"array.jsonl"}, want: []string{"array.jsonl", "line 1", "an array"}},
 		{name: "string value", args: []string{"string.jsonl"}, want: []string{"string.jsonl", "line 1", "a string"}},
 		{name: "objects without session_id", args: []string{"no-session.jsonl"}, want: []string{"no-session.jsonl", "no envelopes found"}},
-		{name: "unparsable ts", args: []string{"bad-ts.jsonl"}, want: []string{"bad-ts.jsonl", "line 3", `"yesterday"`}},
+		{name: "unparsable ts", args: []string{"bad-ts.jsonl"}, want: []string{"bad-ts.jsonl", "line 1", `"yesterday"`}},
 		{name: "first bad input in order, read in parallel", args: []string{"--jobs", "3", "x.jsonl", "not-json.jsonl", "binary.jsonl", "logs/a.jsonl"},
-			want: []string{"not-json.jsonl", "line 3", "invalid JSONL envelope"}},
+			want: []string{"not-json.jsonl", "line 1", "invalid JSONL envelope"}},
 
 		// Bad flags.
 		{name: "unknown flag", args: []string{"--bogus", "x.jsonl"}, want: []string{"--bogus", "unknown flag"}},
@@ -200,7 +202,7 @@ func TestCheckBadInput(t *testing.T) {
 		{name: "bad fail-on wins over missing log", args: []string{"--fail-on", "nope", "missing.jsonl"}, want: []string{"--fail-on", `"nope"`}},
 		{name: "bad fail-on wins over bad format", args: []string{"--format", "xml", "--fail-on", "nope", "x.jsonl"}, want: []string{"--fail-on", `"nope"`}},
 		{name: "bad format wins over missing log", args: []string{"--format", "xml", "missing.jsonl"}, want: []string{"--format", `"xml"`}},
-		{name: "bad input writes no report", args: []string{"--sarif", "out.sarif", "--json", "out.json", "not-json.jsonl"}, want: []string{"not-json.jsonl", "line 3"}},
+		{name: "bad input writes no report", args: []string{"--sarif", "out.sarif", "--json", "out.json", "not-json.jsonl"}, want: []string{"not-json.jsonl", "line 1"}},
 
 		// A report that would replace one of the inputs.
 		{name: "sarif over input", args: []string{"--sarif", "x.jsonl", "x.jsonl"}, want: []string{"--sarif", "x.jsonl", "overwrite"}},
@@ -244,6 +246,22 @@ func TestCheckTornTail(t *testing.T) {
 		if !strings.Contains(stdout, " missing_frames=1 ") || !strings.HasSuffix(stdout, tc.last+"\n") {
 			t.Errorf("%v: want missing_frames=1 and %q, got:\n%s", tc.args, tc.last, stdout)
 		}
+	}
+}
+
+// A line that cannot be read after the log's first frame (not JSON, a
+// field of the wrong type) is one invalid frame of the session read last,
+// the transport's; the frames after it are checked, and a folder holding
+// such a log checks every log in it.
+func TestCheckUnreadableLineMidLog(t *testing.T) {
+	t.Setenv("MCPSNOOP_HOME", t.TempDir())
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.jsonl"), []byte(callLines+"this is not json\n"+`{"session_id":"s1","seq":3,"ts":"yesterday","direction":"c2s"}`+"\n"+strings.ReplaceAll(callLines, `"s1"`, `"s2"`)))
+	writeFile(t, filepath.Join(dir, "b.jsonl"), []byte(strings.ReplaceAll(callLines, `"s1"`, `"s3"`)))
+	code, stdout, stderr := checkRun(t, "", dir)
+	if code != 1 || stderr != "" || strings.Count(stdout, "a log line could not be read and was skipped") != 2 ||
+		!strings.Contains(stdout, "session s2: ") || !strings.Contains(stdout, "session s3: ") || !strings.Contains(stdout, "check failed: invalid") {
+		t.Errorf("exit %d, stderr %q:\n%s", code, stderr, stdout)
 	}
 }
 

@@ -31,7 +31,9 @@ baseline with the session's definitions once you trust a change, or trusts
 a server under a name of its own; --reset deletes every baseline of the
 label so the next complete listing is trusted afresh.
 
-Exit codes: 0 done (or no drift), 1 drift found, 2 bad flag or input.`,
+Exit codes: 0 done, or no drift; 1 drift, or the server calls itself
+something else than its label's baseline says; 2 bad flag or input (nothing
+written).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBaseline(cmd, args, accept, reset, baseline.Store{Dir: dir})

@@ -22,6 +22,10 @@ import (
 // sooner builds itself (each costs little more than a link).
 func TestMain(m *testing.M) {
 	flag.Parse()
+	// A log folder of the developer's own would move every capture the
+	// tests start, and add logs to every lookup: the tests that want one
+	// set it.
+	os.Unsetenv("MCPSNOOP_LOG_DIR")
 	// The parallel tests wait on processes, browsers, timeouts and builds
 	// far more than they compute: four at a time (or GOMAXPROCS, when it
 	// is more), unless -parallel says otherwise.

@@ -56,13 +56,16 @@ func newCheckCmd() *cobra.Command {
 		Long: `Check reads one or more session logs, rebuilds every session in them, and
 fails when a gated signal fires or an assertion does not hold.
 
-Inputs: log paths, session ids (looked up in the state directory), directories
-(every *.jsonl directly inside, by name) and - for standard input. Without an
-argument the newest log in the state directory is checked. A file named
+Inputs: log paths, session ids or labels (looked up in the log folders: the
+state directory's sessions, $MCPSNOOP_LOG_DIR and the log-dir of
+.mcpsnoop.toml here), directories (every *.jsonl directly inside, by name)
+and - for standard input. Without an argument the newest log of the log
+folders is checked. A file named
 twice (by two paths, a directory and a path, a link) is read once, and a
 session two logs hold (a copied log) is merged, its frames counted once.
-Log files are read several at once, one per core (--jobs); the report is
-the one reading them in order gives.
+Log files are read several at once, one per core as memory and the
+open-file limit allow (--jobs); the report is the one reading them in
+order gives.
 
 The text report lists, under each session's counters, the findings that
 fail the gate (LOG:LINE: SIGNAL/RULE: message; every finding with -v), and
@@ -121,8 +124,8 @@ stdout). With --write-known, 0 once the file is written.`,
 	f.StringVar(&o.junitPath, "junit", "", "also write a JUnit report to this file (- for standard output)")
 	f.StringVar(&o.jsonPath, "json", "", "also write the JSON report to this file (- for standard output, in place of the text report)")
 	f.StringVar(&o.logName, "log-name", "", "file name to give SARIF results read from standard input")
-	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines, written only for the logs in <state>/sessions and .mcpsnoop.toml's log-dir)")
-	f.StringVar(&o.run, "run", "", "check every session of one agent run (a run id, or latest), from the state directory or the logs named")
+	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines, written only for the logs in <state>/sessions, $MCPSNOOP_LOG_DIR and .mcpsnoop.toml's log-dir)")
+	f.StringVar(&o.run, "run", "", "check every session of one agent run (a run id, or latest), from the log folders or the logs named")
 	f.BoolVar(&o.listRuns, "runs", false, "list the agent runs found, newest first, and exit")
 	o.redact.register(f)
 	o.github.addFlags(f)
@@ -130,7 +133,7 @@ stdout). With --write-known, 0 once the file is written.`,
 	f.StringVar(&o.explain, "explain", "", "print what a rule checks (W1-W49, M1, wire; all lists them) and the spec section it enforces, and exit")
 	f.StringVar(&o.known, "known", "", "accept the findings this file lists (SARIF fingerprints, as --write-known writes them): notes that fail nothing; a listed finding of a checked server that no longer occurs fails the check")
 	f.StringVar(&o.writeKnown, "write-known", "", "write every finding of this check to this file as accepted (- for standard output), keeping the entries of servers it did not check; exits 0 once written")
-	f.IntVar(&o.jobs, "jobs", 0, "read at most this many log files at once (0: one per core; 1: one after another); the report is the same either way")
+	f.IntVar(&o.jobs, "jobs", 0, "read at most this many log files at once (0: one per core, as many as half the memory budget (GOMEMLIMIT, else half the memory) holds for the largest log; 1: one after another); never more than the open-file limit allows, and all share the budget; the report is the same either way")
 	return cmd
 }
 
@@ -140,6 +143,11 @@ var checkStats *ingest.Stats
 // checkFail is an error that stops check before anything was judged.
 func checkFail(format string, args ...any) error {
 	return &exitError{code: 2, msg: "mcpsnoop check: " + fmt.Sprintf(format, args...)}
+}
+
+// checkFailErr is checkFail for err, kept for GitHub mode to read.
+func checkFailErr(err error) error {
+	return &exitError{code: 2, msg: "mcpsnoop check: " + err.Error(), err: err}
 }
 
 func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
@@ -187,15 +195,17 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		}
 		sel, err := selectRunInputs("check", args, id, cmd.InOrStdin(), cmd.ErrOrStderr())
 		if err != nil {
-			return checkFail("%v", err)
+			return checkFailErr(err)
 		}
 		if o.listRuns {
-			writeRuns(cmd.OutOrStdout(), sel.Runs)
+			if err := writeRuns(cmd.OutOrStdout(), sel.Runs); err != nil {
+				return checkFail("writing the runs: %v", err)
+			}
 			return nil
 		}
 		inputs, sessions = sel.Inputs, sel.Sessions
 	} else if inputs, err = resolveCommandInputs(cmd, "check", args); err != nil {
-		return checkFail("%v", err)
+		return checkFailErr(err)
 	}
 	plan, err := planReports(cmd, o, format, inputs)
 	if err != nil {
@@ -263,7 +273,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 		}
 		writes = append(writes, atomicfile.File{Path: out.target.Name, Data: data, Perm: 0o644})
 	}
-	if err := atomicfile.WriteAll(writes, stdStreams(cmd)); err != nil {
+	if err := atomicfile.WriteAll(writes, reportStreams(cmd)); err != nil {
 		return checkFail("%v", err)
 	}
 	if err := o.github.publish(rep, o, plan.listed()); err != nil {
@@ -299,6 +309,9 @@ func checkBaselines(dir string) baseline.Store {
 		return store
 	}
 	own := []string{capture.SessionsDir()}
+	if env := os.Getenv(capture.LogDirEnv); env != "" {
+		own = append(own, env) // where this user's captures write by default
+	}
 	// A config that cannot be read names no folder: its logs are then
 	// treated as foreign, which writes less, never more.
 	if cfg, err := capture.LoadConfig(capture.ConfigFile); err == nil && cfg != nil {
@@ -363,7 +376,10 @@ func ingestInput(eng *checker.Engine, in capture.Input, stdin io.Reader) error {
 // ingestRedacted is ingestInput with red applied to every frame first (the
 // log itself is never changed).
 func ingestRedacted(eng *checker.Engine, in capture.Input, stdin io.Reader, red *capture.Redactor) error {
-	return in.Read(stdin, red, func(fr *capture.Frame, line int) bool {
-		return eng.Ingest(fr, checker.Position{Path: in.Path, Name: in.Name, Line: line})
-	}, eng.TornTail)
+	src, err := in.Open(stdin)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	return ingest.ReadInto(eng, src, in, red)
 }

@@ -32,9 +32,10 @@ mcpsnoop's HTTP capture proxy between them on loopback. It records into a
 new temporary directory (mcpsnoop-demo-* under $TMPDIR), never into
 MCPSNOOP_HOME or the usual state directory, and prints its path first.
 
-The client initializes, lists the tools and makes six tool calls: forecast
-and convert (quick, ok), alerts (the tool fails: isError), radar (no such
-tool: a JSON-RPC error), history (slow, about 1.5s) and forecast again.
+The client makes nine requests, the 9 calls the viewer's header counts:
+server/discover, initialize, tools/list and six tool calls: forecast and
+convert (quick, ok), alerts (the tool fails: isError), radar (no such tool:
+a JSON-RPC error), history (slow, about 1.5s) and forecast again.
 
 On a terminal the live viewer follows the session as it is recorded (press ?
 for the keys, e to export it as HTML into DIR/exports, q to quit). Otherwise

@@ -35,7 +35,8 @@ call after, the second with the second, and so on. A duration shift is
 reported when it is at least --duration-threshold and the longer time is at
 least --duration-ratio times the shorter.
 
-BEFORE and AFTER are log paths or session ids from the state directory.
+BEFORE and AFTER are log paths, or session ids or labels from the log folders
+(the state directory's sessions, $MCPSNOOP_LOG_DIR, .mcpsnoop.toml's log-dir).
 
 Exit codes: 0 no regression (or no --exit-code), 1 with --exit-code, a
 regression: a tool removed, a definition changed (icons aside), a call whose
@@ -93,7 +94,7 @@ func loadDiffSide(arg string) (diff.Side, error) {
 	if info, err := os.Stat(arg); err == nil && info.IsDir() {
 		return diff.Side{}, fmt.Errorf("%s: is a directory; diff compares two logs, name a file or a session id", arg)
 	}
-	inputs, err := resolveInputs([]string{arg}, nil)
+	inputs, err := resolveInputs("diff", []string{arg}, nil)
 	if err != nil {
 		return diff.Side{}, err
 	}

@@ -148,7 +148,7 @@ func TestDiffBadInput(t *testing.T) {
 		{"three arguments", []string{mrtr, mrtr, mrtr}, "mcpsnoop: accepts 2 arg(s), received 3"},
 		{"standard input", []string{"-", mrtr}, "mcpsnoop diff: diff reads two logs from files or session ids, not standard input (-)"},
 		{"missing log", []string{mrtr, "gone.jsonl"}, `mcpsnoop diff: session log "gone.jsonl" not found`},
-		{"unknown session id", []string{"nope", mrtr}, `mcpsnoop diff: session log "` + filepath.Join(dir, "sessions", "nope.jsonl") + `" not found`},
+		{"unknown session id", []string{"nope", mrtr}, `mcpsnoop diff: no session "nope": it is no file here, and no log in ` + filepath.Join(dir, "sessions") + ` has that id or label`},
 		{"directory", []string{dir, mrtr}, "mcpsnoop diff: " + dir + ": is a directory; diff compares two logs, name a file or a session id"},
 		{"not a session log", []string{mrtr, notLog}, "mcpsnoop diff: " + notLog + ": line 1: "},
 	}

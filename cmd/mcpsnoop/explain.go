@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+	"github.com/mcpsnoop/mcpsnoop/report"
 	"github.com/spf13/cobra"
 )
 
@@ -28,7 +29,7 @@ func runExplain(cmd *cobra.Command, args []string, id string) error {
 	switch strings.ToLower(strings.TrimSpace(id)) {
 	case "all":
 		for _, r := range checker.Rules() {
-			fmt.Fprintf(&w, "%-5s %-8s %-6s %-22s %s\n", r.ID, r.Signal, r.Party, revisionSpan(&r), r.Text)
+			fmt.Fprintf(&w, "%-5s %-8s %-6s %-22s %s\n", r.ID, r.Signal, r.Party, revisionSpan(&r), report.RuleText(r.Text))
 		}
 	case "signals":
 		for _, sig := range checker.AllSignals {
@@ -39,7 +40,7 @@ func runExplain(cmd *cobra.Command, args []string, id string) error {
 		fmt.Fprintf(&w, "%s: party %s\n", sig, checker.SignalParty[sig])
 		for _, r := range checker.Rules() {
 			if r.Signal == sig || (r.Mismatch && sig == checker.SignalMismatch) {
-				fmt.Fprintf(&w, "%-5s %-6s %s\n", r.ID, r.Party, r.Text)
+				fmt.Fprintf(&w, "%-5s %-6s %s\n", r.ID, r.Party, report.RuleText(r.Text))
 			}
 		}
 	default:
@@ -61,10 +62,11 @@ func runExplain(cmd *cobra.Command, args []string, id string) error {
 
 func writeExplain(w io.Writer, r *checker.Rule) {
 	// The wire rule's text starts with its id, as its findings do.
-	if strings.HasPrefix(r.Text, r.ID+":") {
-		fmt.Fprintf(w, "%s\n", r.Text)
+	text := report.RuleText(r.Text)
+	if strings.HasPrefix(text, r.ID+":") {
+		fmt.Fprintf(w, "%s\n", text)
 	} else {
-		fmt.Fprintf(w, "%s: %s\n", r.ID, r.Text)
+		fmt.Fprintf(w, "%s: %s\n", r.ID, text)
 	}
 	gate := ""
 	if signalGatedByDefault(r.Signal) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -79,6 +80,34 @@ func TestExplain(t *testing.T) {
 	_, all, _ := checkRun(t, "", "--explain", "all")
 	if n := strings.Count(all, "\n"); n != len(checker.Rules()) || !strings.HasPrefix(all, "W1    warn     sender all revisions          missing jsonrpc=2.0\n") {
 		t.Errorf("--explain all: %d lines\n%s", n, all)
+	}
+}
+
+// The catalogue's placeholders carry the Go verbs the engine formats them
+// with (<name %q>); no explanation shows one.
+func TestExplainShowsNoGoVerbs(t *testing.T) {
+	verb := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
+	args := []string{"all", "warn", "mismatch"}
+	for _, r := range checker.Rules() {
+		args = append(args, r.ID)
+	}
+	for _, a := range args {
+		code, stdout, _ := checkRun(t, "", "--explain", a)
+		if code != 0 {
+			t.Fatalf("--explain %s: exit %d", a, code)
+		}
+		for _, line := range strings.Split(stdout, "\n") {
+			if strings.Contains(line, "https://") {
+				continue // a link may hold a %-escape
+			}
+			if v := verb.FindString(line); v != "" {
+				t.Errorf("--explain %s shows %s: %q", a, v, line)
+			}
+		}
+	}
+	_, w9, _ := checkRun(t, "", "--explain", "W9")
+	if !strings.Contains(w9, `W9: InputRequiredResult on "<method>", which 2026-07-28 allows only`) {
+		t.Errorf("--explain W9 does not read its placeholder:\n%s", w9)
 	}
 }
 

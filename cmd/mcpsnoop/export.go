@@ -50,7 +50,7 @@ for people (-T, case-insensitive):
 
 Inputs resolve as for check: log paths, session ids, directories (every *.jsonl
 directly inside) and - for standard input. Without an argument the newest log
-in the state directory is exported. --run exports every session of one agent
+of the log folders is exported. --run exports every session of one agent
 run, ordered by their first frames.
 
 The --redact-* flags scrub the export; the logs themselves are never changed.
@@ -75,7 +75,7 @@ stderr).`,
 	f := cmd.Flags()
 	f.StringVarP(&o.format, "format", "T", "json", "output format: "+strings.Join(exportFormatNames(), ", "))
 	f.StringVarP(&o.output, "output", "o", "-", "write to this file instead of standard output (-)")
-	f.StringVar(&o.run, "run", "", "export every session of one agent run (a run id, or latest), from the state directory or the logs named")
+	f.StringVar(&o.run, "run", "", "export every session of one agent run (a run id, or latest), from the log folders or the logs named")
 	o.redact.register(f)
 	return cmd
 }

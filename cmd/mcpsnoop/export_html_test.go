@@ -33,13 +33,14 @@ func chromium(t *testing.T) string {
 
 // renderDOM loads page (with an optional #fragment) and returns the DOM
 // after the page's script ran.
-func renderDOM(t *testing.T, browser, page, fragment string) string {
+func renderDOM(t *testing.T, browser, page, fragment string, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+page+fragment)
+		"--user-data-dir=" + t.TempDir()}, extra...)
+	cmd := exec.CommandContext(ctx, browser, append(args, "--dump-dom", "file://"+page+fragment)...)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("chromium: %v", err)
@@ -129,6 +130,19 @@ func TestExportHTMLInChromium(t *testing.T) {
 		if n := strings.Count(dom, "<option "); n != 3 {
 			t.Errorf("the session picker offers %d sessions, want 3", n)
 		}
+		// The run's one failing session (github, the second) is marked in
+		// the picker, and the page opens on it.
+		options := regexp.MustCompile(`<option [^>]*>[^<]*</option>`).FindAllString(dom, -1)
+		if len(options) != 3 || strings.Contains(options[0], "failed") || strings.Contains(options[2], "failed") ||
+			!strings.Contains(options[1], `class="failed"`) || !strings.Contains(options[1], ">✗ github · github-97145-6513269e0d37 (3 calls, failed)</option>") {
+			t.Errorf("the picker does not mark the failing session alone:\n%s", strings.Join(options, "\n"))
+		}
+		if !strings.Contains(dom, "session github-97145-6513269e0d37") || !strings.Contains(dom, `<h1 id="title">github</h1>`) {
+			t.Errorf("the page did not open on the failing session")
+		}
+		if dom0 := renderDOM(t, browser, pages["run-traced"], "#s=0"); !strings.Contains(dom0, "session files-97144-f2a752e6b438") {
+			t.Errorf("#s=0 did not show the first session")
+		}
 		first := callRows(t, dom)
 		dom = renderDOM(t, browser, pages["run-traced"], "#s=2")
 		checkRendered(t, dom)
@@ -154,6 +168,23 @@ func TestExportHTMLInChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("long strings wrap inside their JSON block", func(t *testing.T) {
+		t.Parallel() // each page in a Chromium of its own
+		page := longStringPage(t, dir)
+		dom := renderDOM(t, browser, page, "", "--window-size=900,800")
+		checkRendered(t, dom)
+		probe := regexp.MustCompile(`data-probe="([^"]*)"`).FindStringSubmatch(dom)
+		if probe == nil {
+			t.Fatal("the probe did not run")
+		}
+		// lines: long lines laid out; wrapped: those that took several
+		// line boxes; outside: continuation boxes left of their line's
+		// indentation; overflow: blocks wider than their box.
+		if got := probe[1]; !regexp.MustCompile(`^lines=([3-9]|\d\d+) wrapped=([3-9]|\d\d+) outside=0 overflow=0$`).MatchString(got) {
+			t.Errorf("probe: %s", got)
+		}
+	})
+
 	t.Run("interactions and elicitations", func(t *testing.T) {
 		t.Parallel() // each page in a Chromium of its own
 		dom := renderDOM(t, browser, pages["elicit"], "")
@@ -171,4 +202,68 @@ func TestExportHTMLInChromium(t *testing.T) {
 			}
 		}
 	})
+}
+
+// wrapProbe measures, in the page as laid out, every long JSON line (the
+// spans jsonPre gives a hanging indent): each line box after its first must
+// start at or right of the line's indentation, and no JSON block may be
+// wider than its box. It writes what it found into data-probe.
+const wrapProbe = `<script>
+(function () {
+  document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+  var ruler = document.createElement("span");
+  ruler.textContent = "0000000000";
+  var pre0 = document.querySelector("pre.json");
+  pre0.appendChild(ruler);
+  var cw = ruler.getBoundingClientRect().width / 10;
+  pre0.removeChild(ruler);
+  var lines = 0, wrapped = 0, outside = 0, overflow = 0;
+  document.querySelectorAll("pre.json").forEach(function (pre) {
+    if (pre.scrollWidth > pre.clientWidth + 1) overflow++;
+  });
+  document.querySelectorAll("pre.json .jl").forEach(function (span) {
+    lines++;
+    var r = document.createRange();
+    r.selectNodeContents(span);
+    // A line box may come as several rectangles (a run of spaces, the
+    // text): each line starts where its leftmost one does.
+    var starts = {}, left = span.getBoundingClientRect().left;
+    Array.prototype.forEach.call(r.getClientRects(), function (b) {
+      if (b.width <= 0) return;
+      var top = Math.round(b.top);
+      starts[top] = top in starts ? Math.min(starts[top], b.left) : b.left;
+    });
+    var tops = Object.keys(starts).map(Number).sort(function (a, b) { return a - b; });
+    var indent = Number(span.getAttribute("data-indent"));
+    if (tops.length > 1) wrapped++;
+    for (var i = 1; i < tops.length; i++) {
+      if (starts[tops[i]] < left + indent * cw - 1) outside++;
+    }
+  });
+  document.documentElement.setAttribute("data-probe", "lines=" + lines + " wrapped=" + wrapped + " outside=" + outside + " overflow=" + overflow);
+})();
+</script>
+</body>`
+
+// longStringPage exports a session whose call carries long strings (one
+// without a break, one of words, one at depth) and adds wrapProbe.
+func longStringPage(t *testing.T, dir string) string {
+	t.Helper()
+	long := strings.Repeat("x", 3000)
+	words := strings.Repeat("lorem ipsum dolor ", 150)
+	log := filepath.Join(dir, "long.jsonl")
+	writeFile(t, log, []byte(
+		`{"session_id":"s1","server_label":"srv","seq":1,"ts":"2026-07-28T12:00:00.000Z","direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`+long+`","deep":{"a":{"b":{"c":"`+words+`"}}}}}}}`+"\n"+
+			`{"session_id":"s1","server_label":"srv","seq":2,"ts":"2026-07-28T12:00:00.100Z","direction":"s2c","transport":"stdio","raw":{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`+long+`"}]}}}`+"\n"))
+	page := filepath.Join(dir, "long.html")
+	if code, _, stderr := exportRun(t, "", "-T", "html", "-o", page, log); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probed := filepath.Join(dir, "long-probed.html")
+	writeFile(t, probed, []byte(strings.Replace(string(data), "</body>", wrapProbe, 1)))
+	return probed
 }

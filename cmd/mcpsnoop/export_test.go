@@ -23,7 +23,7 @@ func TestExportBadInput(t *testing.T) {
 		"x.jsonl":            []byte(callLines),
 		"empty.jsonl":        nil,
 		"binary.jsonl":       binaryBytes(4096),
-		"not-json.jsonl":     []byte(callLines + "this is not json\n" + callLines),
+		"not-json.jsonl":     []byte("this is not json\n" + callLines), // no log: a bad line after a frame is read on (TestExportReadsOnPastABadLine)
 		"no-session.jsonl":   []byte(`{"seq":1,"direction":"c2s","raw":{"jsonrpc":"2.0","id":1,"method":"ping"}}` + "\n"),
 		"only-empty/a.jsonl": nil,
 	}
@@ -37,14 +37,14 @@ func TestExportBadInput(t *testing.T) {
 		want  []string
 	}{
 		{name: "missing path", args: []string{"missing.jsonl"}, want: []string{`"missing.jsonl"`, "not found"}},
-		{name: "unknown session id", args: []string{"abc123"}, want: []string{filepath.Join(home, "sessions", "abc123.jsonl"), "not found"}},
-		{name: "empty state dir", want: []string{filepath.Join(home, "sessions"), "no session logs found"}},
+		{name: "unknown session id", args: []string{"abc123"}, want: []string{`no session "abc123"`, filepath.Join(home, "sessions")}},
+		{name: "empty state dir", want: []string{"no session logs to read: none were named", filepath.Join(home, "sessions"), "MCPSNOOP_LOG_DIR"}},
 		{name: "directory of empty logs", args: []string{"only-empty"}, want: []string{"only-empty", "empty"}},
 		{name: "stdin twice", args: []string{"-", "-"}, want: []string{"(-)", "once"}},
 		{name: "empty file", args: []string{"empty.jsonl"}, want: []string{"empty.jsonl", "no envelopes found"}},
 		{name: "empty stdin", args: []string{"-"}, want: []string{"stdin", "no envelopes found"}},
 		{name: "binary file", args: []string{"binary.jsonl"}, want: []string{"binary.jsonl", "line 1"}},
-		{name: "line not JSON", args: []string{"-T", "html", "x.jsonl", "not-json.jsonl"}, want: []string{"not-json.jsonl", "line 3"}},
+		{name: "line not JSON", args: []string{"-T", "html", "x.jsonl", "not-json.jsonl"}, want: []string{"not-json.jsonl", "line 1"}},
 		{name: "objects without session_id", args: []string{"no-session.jsonl"}, want: []string{"no-session.jsonl", "no envelopes found"}},
 		{name: "unknown format", args: []string{"-T", "pdf", "x.jsonl"}, want: []string{`unknown export format "pdf" (want ` + wantFormats() + ")"}},
 		{name: "empty format", args: []string{"--format", " ", "x.jsonl"}, want: []string{`unknown export format " "`}},
@@ -53,7 +53,7 @@ func TestExportBadInput(t *testing.T) {
 		{name: "bad redact path", args: []string{"--redact-path", "$[", "x.jsonl"}, want: []string{"$["}},
 		{name: "unknown run", args: []string{"--run", "t-0000", "x.jsonl"}, want: []string{`run "t-0000" not found`, "x.jsonl"}},
 		{name: "run from stdin", args: []string{"--run", "latest", "-"}, want: []string{"--run", "(-)"}},
-		{name: "bad input writes no file", args: []string{"-o", "out.json", "not-json.jsonl"}, want: []string{"not-json.jsonl", "line 3"}},
+		{name: "bad input writes no file", args: []string{"-o", "out.json", "not-json.jsonl"}, want: []string{"not-json.jsonl", "line 1"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -67,6 +67,18 @@ func TestExportBadInput(t *testing.T) {
 	}
 	if w := wantFormats(); !strings.HasPrefix(w, "json, html, ") || !strings.Contains(w, "text") {
 		t.Errorf("formats listed as %q", wantFormats())
+	}
+}
+
+// A line that cannot be read after the log's first frame is one lost
+// frame: the export goes on with the frames after it.
+func TestExportReadsOnPastABadLine(t *testing.T) {
+	t.Setenv("MCPSNOOP_HOME", t.TempDir())
+	t.Chdir(t.TempDir())
+	writeFile(t, "mid.jsonl", []byte(callLines+"this is not json\n"+strings.ReplaceAll(callLines, `"s1"`, `"s2"`)))
+	code, stdout, stderr := exportRun(t, "", "-T", "text", "mid.jsonl")
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "s1") || !strings.Contains(stdout, "s2") {
+		t.Errorf("exit %d, stderr %q:\n%s", code, stderr, stdout)
 	}
 }
 

@@ -57,8 +57,13 @@ func runCheckCmd(cmd *cobra.Command, args []string, o checkOptions) error {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) && ee.code == 2 && !*o.github.untouchable {
+		reason := strings.TrimPrefix(ee.msg, "mcpsnoop check: ")
+		var none *noLogsError
+		if errors.As(ee.err, &none) {
+			reason = none.inGitHub() // in the action's terms: which input to set
+		}
 		// Best effort: the reason is on stderr whatever happens here.
-		_ = mode.PublishError(strings.TrimPrefix(ee.msg, "mcpsnoop check: "), o.github.summary)
+		_ = mode.PublishError(reason, o.github.summary)
 	}
 	return err
 }
@@ -72,7 +77,7 @@ func (g *githubOptions) publish(rep *checker.Report, o checkOptions, listed []st
 	}
 	return g.mode.Publish(rep, ghactions.Options{
 		SARIF: reportFilePath(o.sarifPath), JUnit: reportFilePath(o.junitPath),
-		Summary: g.summary, Annotations: g.annotations, Listed: listed,
+		Summary: g.summary, Annotations: g.annotations, Listed: listed, LogName: o.logName,
 	})
 }
 

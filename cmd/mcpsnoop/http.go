@@ -102,6 +102,7 @@ func httpFail(format string, args ...any) error {
 }
 
 func runHTTP(cmd *cobra.Command, o *httpOptions) error {
+	capture.BoundMemory() // the heap near what is live, whatever the traffic
 	if o.target == "" {
 		return httpFail("--target is required")
 	}

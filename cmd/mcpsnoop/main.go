@@ -14,6 +14,9 @@ import (
 type exitError struct {
 	code int
 	msg  string
+	// err is the error msg says, when a caller needs more of it than
+	// its words (GitHub mode's summary of a check that found no logs).
+	err error
 }
 
 func (e *exitError) Error() string { return e.msg }

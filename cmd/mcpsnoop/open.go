@@ -49,7 +49,8 @@ Replays go through mcpsnoop's capture into <state>/replays/<session-id>.jsonl.
 
 Inputs are those of check: log paths, session ids, directories, - for
 standard input (keys then come from the terminal), or --run ID. Without an
-argument the newest log in the state directory is opened.
+argument the newest log of the log folders (the state directory's sessions,
+$MCPSNOOP_LOG_DIR, .mcpsnoop.toml's log-dir) is opened.
 
 When stdout is not a terminal, open prints the stream as text instead, one
 line per frame (seq, time, direction, kind, method, tool, id, status,

@@ -27,6 +27,20 @@ func stdStreams(cmd *cobra.Command) atomicfile.Options {
 	return atomicfile.Options{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 }
 
+// reportDirPerm is the mode of the folders a report file is written into
+// when they are missing (reports/, artifacts/ of a CI job): like mkdir -p,
+// others may read them, as they may the reports.
+const reportDirPerm = 0o755
+
+// reportStreams are stdStreams for report files (check's and verify's
+// --sarif, --junit, --json and --write-known): a missing folder is made,
+// so that a report never fails for want of the folder it names.
+func reportStreams(cmd *cobra.Command) atomicfile.Options {
+	o := stdStreams(cmd)
+	o.MkdirAll, o.DirPerm = true, reportDirPerm
+	return o
+}
+
 // sameAsInput returns the input that output t would overwrite, if any: by
 // path, by file identity (symlinks, hard links), or standard input
 // redirected from that file (stdin is the command's; a reader that is not a
@@ -93,7 +107,7 @@ func planReports(cmd *cobra.Command, o checkOptions, format string, inputs []cap
 		if rf.path == "" {
 			continue
 		}
-		t, err := atomicfile.Resolve(rf.path, false)
+		t, err := atomicfile.Resolve(rf.path, true) // its folder is made when missing
 		if err != nil {
 			return plan, fmt.Errorf("%s: %w", rf.flag, err)
 		}

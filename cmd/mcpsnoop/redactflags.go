@@ -15,7 +15,7 @@ type redactFlags struct {
 }
 
 func (r *redactFlags) register(f *pflag.FlagSet) {
-	f.BoolVar(&r.secrets, "redact-secrets", false, "replace the values of common secret keys (token, api_key, password, authorization, ...) with [REDACTED]")
+	f.BoolVar(&r.secrets, "redact-secrets", false, "replace with [REDACTED] the values of secret names (token, api_key, x-api-key, accessToken, password, authorization, cookie, ... in any case, with - or _; also key=value, --flag value and headers in text) and credentials of well-known formats (GitHub, AWS, OpenAI keys, JWTs, Bearer ...); see docs/reference/secrets.md")
 	f.StringArrayVar(&r.keys, "redact-key", nil, "replace the value of this object key, at any depth, case-insensitively (repeatable, or a comma-separated list)")
 	f.StringArrayVar(&r.values, "redact-value", nil, "replace every match of this regular expression (RE2) in string values, stderr and non-JSON lines (repeatable)")
 	f.StringArrayVar(&r.paths, "redact-path", nil, "replace what this JSONPath (RFC 9535, over the JSON-RPC message) selects (repeatable)")

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -33,11 +34,12 @@ func TestCheckReportWriteFailure(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"junit into a missing folder", []string{"--junit", "missing/b.xml"}, []string{"missing/b.xml"}},
+		{"junit into a folder that is a file", []string{"--junit", "a.sarif/b.xml"}, []string{"a.sarif/b.xml"}},
 		{"junit onto a directory", []string{"--junit", "existing-dir"}, []string{"existing-dir"}},
-		{"sarif into a missing folder, sarif on stdout", []string{"--format", "sarif", "--sarif", "missing/a.sarif"}, []string{"missing/a.sarif"}},
+		{"sarif under a file, sarif on stdout", []string{"--format", "sarif", "--sarif", "b.xml/sub/a.sarif"}, []string{"b.xml/sub/a.sarif"}},
 		{"json onto a directory, junit on stdout", []string{"--format", "junit", "--json", "existing-dir"}, []string{"existing-dir"}},
-		{"a later report is not written after a failure", []string{"--junit", "missing/b.xml", "--json", "c.json"}, []string{"missing/b.xml"}},
+		{"a later report is not written after a failure", []string{"--junit", "a.sarif/b.xml", "--json", "c.json"}, []string{"a.sarif/b.xml"}},
+		{"no folder is made when another report fails", []string{"--sarif", "new/a.sarif", "--json", "existing-dir"}, []string{"existing-dir"}},
 		{"a failing json leaves the junit target alone", []string{"--junit", "b.xml", "--json", "existing-dir/"}, []string{"existing-dir/"}},
 	}
 	for _, tc := range cases {
@@ -50,6 +52,38 @@ func TestCheckReportWriteFailure(t *testing.T) {
 				t.Errorf("the work folder changed (temp files left or reports touched): %v", d)
 			}
 		})
+	}
+}
+
+// TestCheckReportsMakeTheirFolders: --sarif, --junit, --json and
+// --write-known into folders that are not there yet (reports/ in a fresh
+// CI checkout) make them, as mkdir -p would (0755 under the umask), and
+// write the reports.
+func TestCheckReportsMakeTheirFolders(t *testing.T) {
+	t.Setenv("MCPSNOOP_HOME", t.TempDir())
+	work := t.TempDir()
+	t.Chdir(work)
+	writeFile(t, "x.jsonl", []byte(callLines+strayLine))
+	code, stdout, stderr := checkRun(t, "", "--sarif", "reports/sarif/a.sarif", "--junit", "reports/b.xml",
+		"--json", "out/c.json", "--write-known", ".mcpsnoop/known/k.txt", "x.jsonl")
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "check failed") {
+		t.Fatalf("exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+	for _, f := range []string{"reports/sarif/a.sarif", "reports/b.xml", "out/c.json", ".mcpsnoop/known/k.txt"} {
+		if info, err := os.Stat(f); err != nil || info.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if runtime.GOOS != "windows" {
+		want := 0o755 &^ currentUmask()
+		for _, d := range []string{"reports", "reports/sarif", "out", ".mcpsnoop", ".mcpsnoop/known"} {
+			if info, err := os.Stat(d); err != nil || info.Mode().Perm() != want {
+				t.Errorf("folder %s: %v (%v), want %v", d, info.Mode().Perm(), err, want)
+			}
+		}
+	}
+	if code, _, stderr := checkRun(t, "", "--known", ".mcpsnoop/known/k.txt", "x.jsonl"); code != 0 {
+		t.Errorf("--known the file written: exit %d, %s", code, stderr)
 	}
 }
 

@@ -49,7 +49,7 @@ func testShimRunOfThree(t *testing.T, bins shimBins) {
 	// The run of three, newest; then the sessions of no run, each a run
 	// of its own (the subtests before this one recorded them).
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if len(lines) < 1 || !strings.Contains(lines[0], "  process  client ") || !strings.Contains(lines[0], "  3  ") {
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "RUN ") || !strings.Contains(lines[1], "  process  client ") || !strings.Contains(lines[1], "  3  ") {
 		t.Fatalf("runs:\n%s", stdout.String())
 	}
 	stdout.Reset()

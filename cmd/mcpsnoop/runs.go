@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
@@ -14,10 +15,13 @@ import (
 )
 
 // runInputs are the logs --run and --runs look through: the ones named, or
-// every log in the state directory.
-func runInputs(args []string, note func(string)) ([]capture.Input, error) {
+// every log in the log folders (the state directory's sessions,
+// MCPSNOOP_LOG_DIR, .mcpsnoop.toml's log-dir).
+func runInputs(command string, args []string, note func(string)) ([]capture.Input, error) {
 	if len(args) == 0 {
-		args = []string{capture.SessionsDir()}
+		folders := logFolders()
+		ins, err := capture.LogsIn(folderPaths(folders), note)
+		return ins, noLogs(command, folders, err)
 	}
 	return capture.ResolveInputsNoting(args, note)
 }
@@ -26,7 +30,7 @@ func runInputs(args []string, note func(string)) ([]capture.Input, error) {
 // a *.jsonl entry of a directory that is skipped (a FIFO, a device) is said
 // on stderr, one line each.
 func resolveCommandInputs(cmd *cobra.Command, command string, args []string) ([]capture.Input, error) {
-	return resolveInputs(args, skipNote(cmd.ErrOrStderr(), command))
+	return resolveInputs(command, args, skipNote(cmd.ErrOrStderr(), command))
 }
 
 // skipNote writes what input resolution skipped to w.
@@ -60,7 +64,7 @@ func selectRunInputs(command string, args []string, id string, stdin io.Reader, 
 			return sel, fmt.Errorf("--run reads the logs twice, so it cannot take standard input (-); save it to a file first")
 		}
 	}
-	inputs, err := runInputs(args, skipNote(stderr, command))
+	inputs, err := runInputs(command, args, skipNote(stderr, command))
 	if err != nil {
 		return sel, err
 	}
@@ -88,7 +92,7 @@ func selectRunInputs(command string, args []string, id string, stdin io.Reader, 
 	if id == "" {
 		return sel, nil
 	}
-	where := capture.SessionsDir()
+	where := strings.Join(folderPaths(logFolders()), ", ")
 	if len(args) > 0 {
 		where = strings.Join(args, ", ")
 	}
@@ -106,12 +110,21 @@ func lowerGCTarget() {
 	}
 }
 
-// writeRuns prints one line per run, newest first:
-// id  key_kind  label  sessions  requests  errors.
-func writeRuns(w io.Writer, runs []checker.Run) {
+// writeRuns prints the runs as a table under a header line, newest
+// first: run id, key kind, label, sessions, requests, errors. The label
+// comes from logs: escaped, and never empty, so that the columns stay put
+// for a reader splitting on spaces.
+func writeRuns(w io.Writer, runs []checker.Run) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tKEY\tLABEL\tSESSIONS\tREQUESTS\tERRORS")
 	for _, r := range runs {
-		fmt.Fprintf(w, "%s  %s  %s  %d  %d  %d\n", r.ID, r.KeyKind, termsafe.Clean(r.Label, false), len(r.SessionIDs), r.Requests, r.Errors)
+		label := strings.ReplaceAll(termsafe.Clean(r.Label, false), "\t", " ")
+		if label == "" {
+			label = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\n", termsafe.Clean(r.ID, false), r.KeyKind, label, len(r.SessionIDs), r.Requests, r.Errors)
 	}
+	return tw.Flush()
 }
 
 // selectRun finds the run id names ("latest" for the newest, which is a

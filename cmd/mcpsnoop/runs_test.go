@@ -41,10 +41,11 @@ func TestCheckRuns(t *testing.T) {
 		stderr string
 	}{
 		{args: []string{"--runs"}, code: 0, stdout: []string{
-			"p-97001-1785601212  process  client 97001 since 2026-08-01T16:20:12Z  3  9  1\n",
-			"t-4bf92f3577b34da6  trace  trace 4bf92f3577b34da6a3ce929d0e0e4736  3  9  1\n" +
+			"RUN                 KEY      LABEL                                    SESSIONS  REQUESTS  ERRORS\n" +
+				"p-97001-1785601212  process  client 97001 since 2026-08-01T16:20:12Z  3         9         1\n",
+			"t-4bf92f3577b34da6  trace    trace 4bf92f3577b34da6a3ce929d0e0e4736   3         9         1\n" +
 				// a session in no run is a run of its own
-				"s-demo  session  booking  1  4  0\n"}},
+				"s-demo              session  booking                                  1         4         0\n"}},
 		{args: []string{"--run", "t-4bf92f3577b34da6"}, code: 1, stdout: []string{
 			"session files-97144-f2a752e6b438:", "session github-97145-6513269e0d37:", "session search-97146-0c5ca6a3a450:", "check failed: error"},
 			not: []string{"demo", "97484"}},

@@ -18,11 +18,21 @@ import (
 func init() { registerCommand(newSessionsCmd) }
 
 // resolveInputs is capture.ResolveInputs after the words naming sessions
-// (an id, a label, the start of an id) are resolved in the state directory:
-// what check, open, export and diff take. note (when not nil) hears of
-// the directory entries that were skipped.
-func resolveInputs(args []string, note func(string)) ([]capture.Input, error) {
-	words, err := sessions.ResolveWords(args, capture.SessionsDir())
+// (an id, a label, the start of an id) are resolved in the log folders
+// (logFolders): what check, open, export and diff take. No argument is the
+// newest log of those folders. note (when not nil) hears of the directory
+// entries that were skipped; command names the command in a message that
+// says what to do.
+func resolveInputs(command string, args []string, note func(string)) ([]capture.Input, error) {
+	folders := logFolders()
+	if len(args) == 0 {
+		in, err := capture.NewestLog(folderPaths(folders), note)
+		if err != nil {
+			return nil, noLogs(command, folders, err)
+		}
+		return []capture.Input{in}, nil
+	}
+	words, err := sessions.ResolveWords(args, folderPaths(folders)...)
 	if err != nil {
 		return nil, err
 	}
@@ -39,13 +49,15 @@ func newSessionsCmd() *cobra.Command {
 		Use:     "sessions [DIR|LOG ...]",
 		Aliases: []string{"ls"},
 		Short:   "List the recorded sessions: id, label, start, frames, calls, errors, run, path",
-		Long: `Sessions lists the sessions in the state directory's logs, or in the folders
-(every *.jsonl directly inside) and logs named, newest first: id, label,
+		Long: `Sessions lists the sessions in the log folders (the state directory's
+sessions, the folder $MCPSNOOP_LOG_DIR names and the log-dir of
+.mcpsnoop.toml in the working directory), or in the folders (every *.jsonl
+directly inside) and logs named, newest first: id, label,
 start time (UTC), frames, calls, calls that ended in an error, run ids (see
 "check --runs") and the log's path. --json prints the same as a JSON array.
 
 check, open, export and diff take a session as a path, or as a word looked
-up in the state directory: an exact session id, else a label (its newest
+up in the log folders: an exact session id, else a label (its newest
 session), else the start of an id when only one session's id starts so.
 
 Exit codes: 0 listed (an empty listing too); 1 some logs could not be read
@@ -67,13 +79,16 @@ func sessionsFail(format string, args ...any) error {
 func runSessions(cmd *cobra.Command, args []string, o sessionsOptions) error {
 	lowerGCTarget()
 	var inputs []capture.Input
-	where := capture.SessionsDir()
+	folders := folderPaths(logFolders())
+	where := strings.Join(folders, ", ")
 	if len(args) == 0 {
-		logs, err := sessions.Logs(where)
-		if err != nil {
-			return sessionsFail("%s: %v", where, atomicfile.PlainError(err))
+		for _, dir := range folders {
+			logs, err := sessions.Logs(dir)
+			if err != nil {
+				return sessionsFail("%s: %v", dir, atomicfile.PlainError(err))
+			}
+			inputs = append(inputs, logs...)
 		}
-		inputs = logs
 	}
 	for _, arg := range args {
 		info, err := os.Stat(arg)

@@ -112,7 +112,7 @@ func TestSessionWords(t *testing.T) {
 	// were written last, so its sessions are the newer ones.
 	const newestGithub = "github-97485-1818892f902b"
 	ambiguous := `session "f" is ambiguous: the ids of 2 sessions in ` + dir + ` start with it (files-97144-f2a752e6b438, files-97484-d23f128b2f33); give more of the id`
-	notFound := `session log "` + filepath.Join(dir, "nope.jsonl") + `" not found, and no session in ` + dir + ` has the label "nope" or an id starting with it`
+	notFound := `no session "nope": it is no file here, and no log in ` + dir + ` has that id or label, or an id starting with it`
 	for _, tc := range []struct {
 		name   string
 		args   []string

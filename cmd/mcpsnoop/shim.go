@@ -34,8 +34,8 @@ type shimOptions struct {
 // registerLogFlags registers the flags that say where the log goes and how
 // big it may grow, shared by the shim and `mcpsnoop http`.
 func (o *shimOptions) registerLogFlags(f *pflag.FlagSet) {
-	f.StringVar(&o.traceFile, "trace-file", "", "write the log to this file, appending (default <state>/sessions/<session-id>.jsonl)")
-	f.StringVar(&o.logDir, "log-dir", "", "write the log in this folder (created if missing) as <session-id>.jsonl, instead of <state>/sessions")
+	f.StringVar(&o.traceFile, "trace-file", "", "write the log to this file, appending, its folder made if missing (default <state>/sessions/<session-id>.jsonl)")
+	f.StringVar(&o.logDir, "log-dir", "", "write the log in this folder (created if missing) as <session-id>.jsonl, instead of <state>/sessions (default $MCPSNOOP_LOG_DIR)")
 	f.StringVar(&o.maxLogSize, "max-log-size", capture.FormatSize(capture.DefaultMaxLogSize), "stop logging past this size: later frames are dropped and counted, traffic is untouched (0: no bound)")
 	f.BoolVar(&o.noTrace, "no-trace", false, "forward only: no log, no state directory")
 }
@@ -53,7 +53,7 @@ func setUpShim(root *cobra.Command) {
 	f.SetInterspersed(false)
 	f.StringVar(&o.label, "label", "", "server label in the log and its file name (default: named after the server: its package, module or project folder, from the command)")
 	o.registerLogFlags(f)
-	f.DurationVar(&o.killGrace, "kill-grace", stdio.DefaultKillGrace, "after passing on SIGINT, SIGTERM or SIGHUP, kill the server if it has not exited within this time")
+	f.DurationVar(&o.killGrace, "kill-grace", stdio.DefaultKillGrace, "after passing on SIGINT, SIGTERM or SIGHUP, kill the server if it has not exited within this time; and after the client's input ends, end the server (SIGTERM, then SIGKILL after as long again) if it has not exited within this time")
 	o.redact.register(f)
 	o.otlp.register(f)
 	root.RunE = func(cmd *cobra.Command, args []string) error {
@@ -78,6 +78,7 @@ type shimSettings struct {
 }
 
 func runShim(cmd *cobra.Command, args []string, o *shimOptions) error {
+	capture.BoundMemory() // the heap near what is live, whatever the traffic
 	if len(args) == 0 {
 		if cmd.Flags().NFlag() == 0 {
 			return cmd.Help()
@@ -176,9 +177,12 @@ func mergeShimSettings(cmd *cobra.Command, o *shimOptions, cfg *capture.Config, 
 		st.label = fallback // the command or target names no usable label
 	}
 	// Where the log goes is one setting with two forms: a flag for either
-	// replaces both keys of the file.
+	// replaces both keys of the file, and so does $MCPSNOOP_LOG_DIR, the
+	// user's own default (a flag still wins over it).
 	if set("trace-file") || set("log-dir") {
 		st.traceFile, st.logDir = o.traceFile, o.logDir
+	} else if env := os.Getenv(capture.LogDirEnv); env != "" {
+		st.logDir = env
 	} else {
 		if cfg.TraceFile != nil {
 			st.traceFile = *cfg.TraceFile

@@ -31,6 +31,7 @@ var shimLifetimeTests = []struct {
 	{"client-stops-reading", testShimClientStopsReading},
 	{"client-parent-gone", testShimParentGone},
 	{"shim-killed", testShimKilled},
+	{"shim-killed-behind-a-wrapper", testShimKilledBehindWrapper},
 }
 
 const lifetimeGrace = time.Second
@@ -275,4 +276,45 @@ func testShimKilled(t *testing.T, bins shimBins) {
 	}
 	_, _ = cmd.Process.Wait()
 	waitGone(t, "after the shim's group was killed", serverPID)
+}
+
+// SIGKILL to the shim alone, with the server behind a wrapper (sh -c, as
+// npx, uvx or the npm launcher put one): the kernel's parent-death signal
+// would reach the wrapper only, and the real server, a grandchild, lived
+// on. The shim's supervisor ends the whole group within 2 seconds.
+func testShimKilledBehindWrapper(t *testing.T, bins shimBins) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the 2-second guarantee is Linux's; macOS is best effort")
+	}
+	dir := t.TempDir()
+	pidFile, wrapperFile := filepath.Join(dir, "server.pid"), filepath.Join(dir, "wrapper.pid")
+	script := "echo $$ > " + shellQuote(wrapperFile) + "; " + shellQuote(bins.server) + " -mode hold -pid-file " + shellQuote(pidFile) + " & wait"
+	cmd := exec.Command(bins.shim, "--no-trace", "--", "sh", "-c", script)
+	stdin, err := cmd.StdinPipe() // held open: no end of input
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	shimPID, wrapperPID, serverPID := cmd.Process.Pid, 0, 0
+	killAtEnd(t, &shimPID, &wrapperPID, &serverPID)
+	serverPID, wrapperPID = readPID(t, pidFile), readPID(t, wrapperFile)
+	if gone(serverPID) || gone(wrapperPID) {
+		t.Fatal("the server ended while the shim was running")
+	}
+	if err := syscall.Kill(shimPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = cmd.Process.Wait()
+	deadline := time.Now().Add(2 * time.Second)
+	for _, pid := range []int{wrapperPID, serverPID} {
+		for !gone(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("2s after the shim was killed, process %d still runs", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 }

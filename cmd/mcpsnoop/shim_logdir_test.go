@@ -21,6 +21,7 @@ var shimLogDirTests = []struct {
 	fn   func(*testing.T, shimBins)
 }{
 	{"log-dir-without-environment", testShimLogDirWithoutEnvironment},
+	{"trace-file-makes-its-folder", testShimTraceFileMakesItsFolder},
 	{"log-dir-from-config", testShimLogDirFromConfig},
 	{"log-dir-unusable", testShimLogDirUnusable},
 	{"log-destination-conflict", testShimLogDestinationConflict},
@@ -67,6 +68,46 @@ func testShimLogDirWithoutEnvironment(t *testing.T, bins shimBins) {
 	frames := readFrames(t, log)
 	if c2s := strings.Join(rawOf(frames, capture.ClientToServer), "\n"); !strings.Contains(c2s, `"method":"tools/call"`) {
 		t.Errorf("the call is not in the log:\n%s", c2s)
+	}
+	if code, out := checkLog(t, log); code != 0 {
+		t.Errorf("check: exit %d\n%s", code, out)
+	}
+}
+
+// The regression-test recipe's first step (docs/guides/replay-and-verify.md):
+// a go-sdk client starts its server as mcpsnoop --trace-file
+// recordings/session.jsonl, in a project where recordings/ is not there
+// yet. The folder is made (0755 under the umask, as mkdir -p) and the
+// session recorded, with nothing but the "logging" line on stderr.
+func testShimTraceFileMakesItsFolder(t *testing.T, bins shimBins) {
+	work := t.TempDir()
+	cmd := exec.Command(bins.shim, "--trace-file", "recordings/session.jsonl", "--", bins.server)
+	cmd.Env = []string{}
+	cmd.Dir = work
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1.0.0"}, nil)
+	ctx := withTimeout(t)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}}); err != nil || res.IsError {
+		t.Fatalf("echo: %v %+v", err, res)
+	}
+	if err := cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(work, "recordings", "session.jsonl")
+	frames := readFrames(t, log)
+	if c2s := strings.Join(rawOf(frames, capture.ClientToServer), "\n"); !strings.Contains(c2s, `"method":"tools/call"`) {
+		t.Errorf("the call is not in the log:\n%s", c2s)
+	}
+	if info, err := os.Stat(filepath.Dir(log)); err != nil || info.Mode().Perm() != 0o755&^currentUmask() {
+		t.Errorf("recordings/ is %v (%v)", info.Mode(), err)
+	}
+	if s := stderr.String(); strings.Contains(s, "warning") {
+		t.Errorf("stderr:\n%s", s)
 	}
 	if code, out := checkLog(t, log); code != 0 {
 		t.Errorf("check: exit %d\n%s", code, out)

@@ -46,6 +46,7 @@ func TestShim(t *testing.T) {
 	tests = append(tests, shimFaultTests...)
 	tests = append(tests, shimLifetimeTests...)
 	tests = append(tests, shimLogDirTests...)
+	tests = append(tests, shimLogDirEnvTests...)
 	tests = append(tests, shimTrustTests...)
 	t.Logf("the shim binary in front of the SDK test server: %d scenarios", len(tests))
 	for _, tt := range tests {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
 var shimTrustTests = []struct {
@@ -79,9 +81,18 @@ func testShimUntrustedPaths(t *testing.T, bins shimBins) {
 				t.Errorf("stderr:\n%s", stderr)
 			}
 			// Its other settings apply: the label and the redaction.
+			// The server's stderr may be logged before or after the
+			// request, so the request is looked for by direction.
 			frames := readFrames(t, onlyLog(t, filepath.Join(home, "sessions")))
-			if frames[0].ServerLabel != "repo" || !strings.Contains(string(frames[1].Raw), `"token":"[REDACTED]"`) {
-				t.Errorf("label %q, frame %s", frames[0].ServerLabel, frames[1].Raw)
+			var request []byte
+			for _, fr := range frames {
+				if fr.Direction == capture.ClientToServer {
+					request = fr.Raw
+					break
+				}
+			}
+			if frames[0].ServerLabel != "repo" || !strings.Contains(string(request), `"token":"[REDACTED]"`) {
+				t.Errorf("label %q, request %s", frames[0].ServerLabel, request)
 			}
 
 			trust(t, bins, home, dir)

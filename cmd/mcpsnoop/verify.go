@@ -196,7 +196,7 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 	if logPath, err = filepath.Abs(logPath); err != nil {
 		return verifyFail("replay log: %v", err)
 	}
-	logTarget, err := atomicfile.Resolve(logPath, false)
+	logTarget, err := atomicfile.Resolve(logPath, true) // the replay makes its folder (capture.OpenLogFile)
 	if err != nil {
 		return verifyFail("replay log: %v", err)
 	}
@@ -275,7 +275,7 @@ func runVerify(cmd *cobra.Command, args []string, o verifyOptions) error {
 			return verifyFail("--update: %s; %s is left as it was (the replay is in %s)", termsafe.Clean(err.Error(), false), rec.Source, res.Log)
 		}
 	}
-	if err := writeVerifyReports(cmd.OutOrStdout(), stdStreams(cmd), format, o, v); err != nil {
+	if err := writeVerifyReports(cmd.OutOrStdout(), reportStreams(cmd), format, o, v); err != nil {
 		return verifyFail("%v", err)
 	}
 	if o.update {
@@ -317,7 +317,7 @@ func verifyInput(arg string) (capture.Input, error) {
 	if info, err := os.Stat(arg); err == nil && info.IsDir() {
 		return capture.Input{}, fmt.Errorf("%s: is a directory; name one recording", arg)
 	}
-	ins, err := resolveInputs([]string{arg}, nil)
+	ins, err := resolveInputs("verify", []string{arg}, nil)
 	if err != nil {
 		return capture.Input{}, err
 	}
@@ -336,7 +336,7 @@ func checkVerifyOutputs(o verifyOptions, in capture.Input) error {
 		if out.path == "" {
 			continue
 		}
-		t, err := atomicfile.Resolve(out.path, false)
+		t, err := atomicfile.Resolve(out.path, true) // its folder is made when missing
 		if err != nil {
 			return fmt.Errorf("%s: %w", out.flag, err)
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/shellquote"
 )
 
 // The action's verify mode, run offline like the check mode: the action's
@@ -42,8 +44,14 @@ func TestActionVerifyMode(t *testing.T) {
 		if !filepath.IsAbs(res.Outputs["junit"]) || res.step("Gate on the check").Outcome != "skipped" {
 			t.Errorf("junit %q, gate %s", res.Outputs["junit"], res.step("Gate on the check").Outcome)
 		}
-		if !strings.Contains(res.Log, "verify passed: 6 same, 1 not replayed") || !strings.Contains(res.Summary, "## mcpsnoop verify: passed\n\n    mcpsnoop verify recordings/recording.jsonl") {
-			t.Errorf("log:\n%s\nsummary:\n%s", res.Log, res.Summary)
+		// The verdict heading of check mode, the server command as bash
+		// gets it, and the report's target line quoted as a shell reads it.
+		want := "## ✅ mcpsnoop verify: passed\n\nReplayed `recordings/recording.jsonl` against the server command (run by bash in `" + f.workspace + "`):\n\n" +
+			"    " + shellQuote(v1) + "\n\n" +
+			"    mcpsnoop verify recordings/recording.jsonl (session "
+		if !strings.Contains(res.Log, "verify passed: 6 same, 1 not replayed") || !strings.HasPrefix(res.Summary, want) ||
+			!strings.Contains(res.Summary, ") -> bash -c "+shellquote.Word(shellQuote(v1))+"\n") {
+			t.Errorf("log:\n%s\nsummary:\n%s\nwant it to start\n%s", res.Log, res.Summary, want)
 		}
 	})
 
@@ -82,7 +90,7 @@ func TestActionVerifyMode(t *testing.T) {
 			if tc.want && !strings.Contains(res.Log, "::error title=mcpsnoop::the verify failed: the replay found a regression") {
 				t.Errorf("log:\n%s", res.Log)
 			}
-			if !strings.Contains(res.Summary, "## mcpsnoop verify: findings") || !strings.Contains(res.Summary, tc.summary) {
+			if !strings.HasPrefix(res.Summary, "## ❌ mcpsnoop verify: findings\n") || !strings.Contains(res.Summary, tc.summary) {
 				t.Errorf("summary:\n%s", res.Summary)
 			}
 		})
@@ -124,6 +132,9 @@ func TestActionVerifyMode(t *testing.T) {
 				t.Fatalf("%v: failed %v, %d uploads:\n%s", in, res.Failed, len(uploads), res.Log)
 			}
 			wantOutputsEqual(t, res, map[string]string{"outcome": "error", "exit-code": "2", "sarif": ""})
+			if in["mode"] == "verify" && !strings.HasPrefix(res.Summary, "## ⚠️ mcpsnoop verify: error\n") {
+				t.Errorf("%v: summary:\n%s", in, res.Summary)
+			}
 		}
 	})
 }

@@ -284,7 +284,7 @@ func TestVerifyNothingVerified(t *testing.T) {
 		want  string
 	}{
 		{"a redacted initialize", "", []string{"--yes", redactedInit}, "nothing to replay: the recorded initialize (line 2) was redacted at capture"},
-		{"a hostile recorded command is escaped", "", []string{evil}, `/nonexistent/\x1b[31mevil; there is no terminal to ask first`},
+		{"a hostile recorded command is escaped", "", []string{evil}, `'/nonexistent/\x1b[31mevil'; there is no terminal to ask first`},
 		{"no --yes and no terminal", "", []string{rec, "--", v1}, "there is no terminal to ask first, so pass --yes"},
 		{"no recording", "", []string{"--yes"}, "want one recording"},
 		{"two recordings", "", []string{"--yes", rec, rec}, "want one recording"},
@@ -383,6 +383,15 @@ func TestVerifyRelativeReplayLog(t *testing.T) {
 	out := passes("--replay-log", "r.jsonl", relRec)
 	if sessions(filepath.Join(here, "r.jsonl")) != 1 || !strings.Contains(out, "replay log: "+filepath.Join(here, "r.jsonl")) {
 		t.Errorf("the replay is not in ./r.jsonl:\n%s", out)
+	}
+	// A replay log (and reports) in folders not there yet: made, as for
+	// the shim's --trace-file.
+	out = passes("--replay-log", "replays/new/r.jsonl", "--json", "reports/v.json", relRec)
+	if sessions(filepath.Join(here, "replays", "new", "r.jsonl")) != 1 {
+		t.Errorf("the replay is not in ./replays/new/r.jsonl:\n%s", out)
+	}
+	if info, err := os.Stat(filepath.Join(here, "reports", "v.json")); err != nil || info.Size() == 0 {
+		t.Errorf("reports/v.json: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(recDir, "r.jsonl")); err == nil {
 		t.Error("the replay went to r.jsonl in the recorded directory")

@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/checker"
 )
 
 // TestOpenNotATerminal: without a terminal open prints the stream as text
@@ -56,7 +60,7 @@ func TestOpenBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"open", "missing.jsonl"}, `mcpsnoop open: session log "missing.jsonl" not found`},
-		{[]string{"open"}, "mcpsnoop open: no session logs found in"},
+		{[]string{"open"}, "mcpsnoop open: no session logs to read: none were named, and there are none in "},
 		{[]string{"open", notLog}, "mcpsnoop open: " + notLog + ": line 1"},
 		{[]string{"open", "--filter", "dir:up", "../../fixtures/mrtr.jsonl"}, "mcpsnoop open: --filter: dir:up: dir is c2s, s2c, stderr or meta"},
 		{[]string{"open", "--run", "nope", "../../fixtures/mrtr.jsonl"}, `mcpsnoop open: run "nope" not found`},
@@ -162,6 +166,28 @@ func TestDemoNotATerminal(t *testing.T) {
 	run([]string{"check", "--baseline", filepath.Join(tmp, "bl"), logs[0]}, strings.NewReader(""), &check, &stderr)
 	if check.String() != out {
 		t.Errorf("check prints\n%s\ndemo printed\n%s", check.String(), out)
+	}
+	// What the help and the guide say the demo does is what it did: nine
+	// requests (the calls the viewer counts), six of them tool calls.
+	eng := checker.New(checker.Config{})
+	if err := ingestInput(eng, capture.Input{Path: logs[0], Name: logs[0]}, nil); err != nil {
+		t.Fatal(err)
+	}
+	rep := eng.Report()
+	toolCalls := 0
+	for _, tool := range rep.Sessions[0].Tools {
+		toolCalls += tool.Calls
+	}
+	if rep.Sessions[0].Calls != 9 || toolCalls != 6 {
+		t.Errorf("the demo made %d requests, %d of them tool calls; its help and the guide say 9 and 6", rep.Sessions[0].Calls, toolCalls)
+	}
+	guide, _ := os.ReadFile(filepath.Join("..", "..", "docs", "guides", "viewer.md"))
+	demo, _, _ := newRootCmd(strings.NewReader(""), io.Discard, io.Discard).Find([]string{"demo"})
+	for name, text := range map[string]string{"demo --help": demo.Long, "docs/guides/viewer.md": string(guide)} {
+		text = strings.Join(strings.Fields(text), " ")
+		if !strings.Contains(text, "nine requests, the 9 calls the viewer's header counts") || !strings.Contains(text, "six tool calls") {
+			t.Errorf("%s does not say the demo's nine requests and six tool calls", name)
+		}
 	}
 	// The stream holds the slow call and the two failures.
 	var stream bytes.Buffer

@@ -43,6 +43,9 @@ func TestReplayKeyInTmux(t *testing.T) {
 	if strings.Count(s, `"text": "2+3=5"`) != 2 {
 		t.Fatalf("the answers are not side by side:\n%s", s)
 	}
+	if strings.Contains(s, "? y/n") { // answered: the question leaves the footer
+		t.Fatalf("the question stayed on the screen after y:\n%s", s)
+	}
 
 	tt.keys("Escape")
 	tt.waitFor("filter: tool:add dir:c2s · 1 of")

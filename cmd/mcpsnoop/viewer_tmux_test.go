@@ -198,3 +198,30 @@ func TestDemoInTmux(t *testing.T) {
 		t.Errorf("the demo does not say where its log is:\n%s", s)
 	}
 }
+
+// TestStreamNoteInTmux: the stream's columns are as wide as what they
+// show, so NOTE gets the rest of the terminal: at 150 columns the store
+// example's warnings read whole (the method, tool and status columns no
+// longer hold room their cells never use), and a long stderr line is
+// quoted as far as the column reaches, not cut at 60 runes.
+func TestStreamNoteInTmux(t *testing.T) {
+	t.Parallel()
+	t.Log("the viewer's NOTE column in a tmux terminal")
+	bin := mcpsnoopBinary(t)
+	home := t.TempDir()
+	fixture, _ := filepath.Abs("../../fixtures/store-example.jsonl")
+	tt := startTmux(t, "MCPSNOOP_HOME="+shellQuote(home)+" "+shellQuote(bin)+" open "+shellQuote(fixture))
+	tt.run("resize-window", "-t", "v", "-x", "150", "-y", "40")
+	s := tt.waitFor("filter: none", "warning: response id has no matching request", "warning: duplicate response for the same id", "warning: request reuses an id already in flight")
+	if strings.Contains(s, "warning: response id has …") {
+		t.Errorf("a note is cut:\n%s", s)
+	}
+	tt.keys("q")
+	tt.waitFor("viewer exited 0")
+
+	said := "server: " + strings.Repeat("reticulating splines ", 5) + "done" // 117 runes: past 60, within the column
+	log := filepath.Join(t.TempDir(), "stderr.jsonl")
+	writeFile(t, log, []byte(`{"session_id":"s","server_label":"srv","seq":1,"ts":"2026-07-28T12:00:00Z","direction":"stderr","transport":"stdio","text":"`+said+`"}`+"\n"))
+	tt = startTmux(t, "MCPSNOOP_HOME="+shellQuote(home)+" "+shellQuote(bin)+" open "+shellQuote(log))
+	tt.waitFor("filter: none", `"`+said+`"`)
+}

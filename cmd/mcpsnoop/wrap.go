@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/clientconfig"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
+	"github.com/mcpsnoop/mcpsnoop/internal/shellquote"
 	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	"github.com/spf13/cobra"
 )
@@ -56,7 +57,10 @@ func newWrapCmd() *cobra.Command {
 becomes this mcpsnoop binary and its args the shim's flags (--label, by
 default the server's key, and --log-dir when given), "--" and the old
 command and args, so every session it has is recorded. Restart the server
-in the client to apply it.
+in the client to apply it. A copy of mcpsnoop that npx runs from its cache
+(npx mcpsnoop wrap ...), which npm may clear, writes "npx -y
+mcpsnoop@VERSION" as the command instead of its own path; a global or a
+project's npm install writes its path, which stays.
 
 Clients (--client): claude-desktop (claude_desktop_config.json in the user
 config folder, the default), claude-code (.mcp.json in the current
@@ -277,6 +281,7 @@ func runWrap(cmd *cobra.Command, names []string, o wrapOptions, wrap bool) error
 	}
 
 	var binary string
+	var npx []string // the npx command the entries run, when this mcpsnoop is npx's
 	if wrap && len(todo) > 0 {
 		if binary, err = executablePath(); err == nil {
 			// No symbolic-link resolution of our own (some systems
@@ -290,6 +295,11 @@ func runWrap(cmd *cobra.Command, names []string, o wrapOptions, wrap bool) error
 		if strings.Contains(binary, string(filepath.Separator)+"go-build") && !o.dryRun {
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpsnoop wrap: warning: %s is a temporary build from go run and will disappear; install mcpsnoop (go install ./cmd/mcpsnoop) and wrap again\n", binary)
 		}
+		if args, ok := npxCommand(binary); ok {
+			npx = args
+			fmt.Fprintf(out, "note: this mcpsnoop runs from npx's cache, which npm may clear, so the entries run %q instead of %s (npm i -g %s and wrap again for an installed path)\n",
+				strings.Join(npx, " "), binary, clientconfig.NPMPackage)
+		}
 	}
 	changed := false
 	for _, name := range todo {
@@ -299,7 +309,11 @@ func runWrap(cmd *cobra.Command, names []string, o wrapOptions, wrap bool) error
 			if note != "" {
 				fmt.Fprintln(out, note)
 			}
-			res, err = clientconfig.WrapFile(t.path, name, clientconfig.WrapOptions{Keys: t.keys, Binary: binary, ShimArgs: shimArgs}, o.dryRun)
+			wo := clientconfig.WrapOptions{Keys: t.keys, Binary: binary, ShimArgs: shimArgs}
+			if npx != nil {
+				wo.Binary, wo.ShimArgs = npx[0], append(append([]string(nil), npx[1:]...), shimArgs...)
+			}
+			res, err = clientconfig.WrapFile(t.path, name, wo, o.dryRun)
 		} else {
 			res, err = clientconfig.UnwrapFile(t.path, name, t.keys, o.dryRun)
 		}
@@ -387,14 +401,7 @@ func httpHint(name, url, logDir string) string {
 }
 
 // shellWord quotes s for a POSIX shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:@%+=,-", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func shellWord(s string) string { return shellquote.Word(s) }
 
 func missingConfigHint(c *clientconfig.Client) string {
 	if c == nil {

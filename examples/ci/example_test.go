@@ -7,9 +7,11 @@ package ci_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -28,7 +30,8 @@ type step struct {
 }
 
 type job struct {
-	RunsOn   string `yaml:"runs-on"`
+	RunsOn   string            `yaml:"runs-on"`
+	Env      map[string]string `yaml:"env"`
 	Defaults struct {
 		Run struct {
 			WorkingDirectory string `yaml:"working-directory"`
@@ -82,8 +85,8 @@ const (
 func TestWorkflowMatchesCI(t *testing.T) {
 	example := loadJob(t, "workflow.yml", "agent")
 	ci := loadJob(t, filepath.Join("..", "..", ".github", "workflows", "action.yml"), "example")
-	if ci.RunsOn != example.RunsOn || ci.Defaults != example.Defaults {
-		t.Errorf("runs-on %q / %+v, the example has %q / %+v", ci.RunsOn, ci.Defaults, example.RunsOn, example.Defaults)
+	if ci.RunsOn != example.RunsOn || ci.Defaults != example.Defaults || fmt.Sprint(ci.Env) != fmt.Sprint(example.Env) {
+		t.Errorf("runs-on %q / %+v / env %v, the example has %q / %+v / env %v", ci.RunsOn, ci.Defaults, ci.Env, example.RunsOn, example.Defaults, example.Env)
 	}
 	if len(ci.Steps) < len(example.Steps) {
 		t.Fatalf("the CI job has %d steps, the example %d", len(ci.Steps), len(example.Steps))
@@ -112,6 +115,103 @@ func equalStep(a, b step) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return bytes.Equal(ja, jb)
+}
+
+// logFolderVar is the one variable the recipe keeps its log folder in.
+const logFolderVar = "MCPSNOOP_LOG_DIR"
+
+// TestWorkflowOneLogFolder: the recipe names its log folder once, in the
+// job's environment, and every step that writes, lists, uploads or checks
+// the logs takes it from there; no step spells a path of its own.
+func TestWorkflowOneLogFolder(t *testing.T) {
+	example := loadJob(t, "workflow.yml", "agent")
+	folder := example.Env[logFolderVar]
+	if !strings.HasPrefix(folder, "${{ github.workspace }}/") {
+		t.Fatalf("env %s = %q, want a folder in the checkout (${{ github.workspace }}/...)", logFolderVar, folder)
+	}
+	rel := strings.TrimPrefix(folder, "${{ github.workspace }}/")
+	for _, tc := range []struct {
+		step, got, want string
+	}{
+		{stepWrap, example.step(t, stepWrap).Run, `--log-dir "$` + logFolderVar + `"`},
+		{stepSessions, example.step(t, stepSessions).Run, `"$` + logFolderVar + `"`},
+		{"Keep the session logs", example.step(t, "Keep the session logs").With["path"], "${{ env." + logFolderVar + " }}"},
+		{"Check the sessions", example.step(t, "Check the sessions").With["log-dir"], "${{ env." + logFolderVar + " }}"},
+	} {
+		if !strings.Contains(tc.got, tc.want) {
+			t.Errorf("step %q: %q does not take the folder from %s (%s)", tc.step, tc.got, logFolderVar, tc.want)
+		}
+	}
+	for _, s := range example.Steps {
+		spelled := s.Run
+		for _, v := range s.With {
+			spelled += "\n" + v
+		}
+		if strings.Contains(spelled, "artifacts/") || strings.Contains(spelled, rel) {
+			t.Errorf("step %q spells a log path of its own: %q", s.Name, spelled)
+		}
+	}
+	if _, ok := example.step(t, "Check the sessions").With["working-directory"]; ok {
+		t.Errorf("the check step needs no working-directory: its log-dir is absolute")
+	}
+}
+
+// pinned is owner/repo[/path]@<40 hex> # vX.Y.Z[...]: an action pinned by
+// commit, its release in a trailing comment.
+var pinned = regexp.MustCompile(`^\s*(?:-\s+)?uses:\s+([\w.-]+/[\w./-]+)@([0-9a-f]{40})\s+#\s+(\S.*)$`)
+
+// TestWorkflowPins: every action the recipe uses is pinned by a full
+// commit SHA with its release tag in a trailing comment, the same pin (and
+// tag) the repository's own workflows use for it. mcpsnoop itself has no
+// release yet: its action and its go install name one commit, the same.
+func TestWorkflowPins(t *testing.T) {
+	ours := map[string]string{} // action@sha -> tag, in .github/workflows
+	files, _ := filepath.Glob(filepath.Join("..", "..", ".github", "workflows", "*.yml"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if m := pinned.FindStringSubmatch(line); m != nil {
+				ours[m[1]+"@"+m[2]] = m[3]
+			}
+		}
+	}
+	data, err := os.ReadFile("workflow.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snoopPin string
+	uses := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if !regexp.MustCompile(`^\s*(-\s+)?uses:`).MatchString(line) {
+			continue
+		}
+		uses++
+		m := pinned.FindStringSubmatch(line)
+		if m == nil {
+			t.Errorf("not pinned by commit with its release in a comment: %s", strings.TrimSpace(line))
+			continue
+		}
+		if m[1] == "mcpsnoop/mcpsnoop" {
+			snoopPin = m[2]
+			continue
+		}
+		if !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(m[3]) {
+			t.Errorf("%s: the comment %q is not a release tag (vX.Y.Z)", m[1], m[3])
+		}
+		if tag, ok := ours[m[1]+"@"+m[2]]; !ok || tag != m[3] {
+			t.Errorf("%s@%s # %s: the repository's workflows pin it otherwise (%q)", m[1], m[2], m[3], tag)
+		}
+	}
+	if uses < 4 || snoopPin == "" {
+		t.Fatalf("%d uses, mcpsnoop pinned at %q", uses, snoopPin)
+	}
+	install := loadJob(t, "workflow.yml", "agent").step(t, "Install mcpsnoop").Run
+	if !regexp.MustCompile(`github\.com/mcpsnoop/mcpsnoop/cmd/mcpsnoop@` + snoopPin + `(\s|$)`).MatchString(install) {
+		t.Errorf("go install %q does not install the commit the action is pinned to (%s)", install, snoopPin)
+	}
 }
 
 // TestWorkflowsPassActionlint runs actionlint over the example and the
@@ -175,7 +275,11 @@ func TestRecipe(t *testing.T) {
 	if help, _ := exec.Command(mcpsnoop, "--help").CombinedOutput(); !bytes.Contains(help, []byte("--log-dir")) {
 		t.Skip("this mcpsnoop's shim has no --log-dir yet (issue 21, item 1)")
 	}
-	project := filepath.Join(tmp, "project")
+	// The checkout, with the recipe's project folder where the workflow
+	// has it: its log folder is ${{ github.workspace }}/examples/ci/...
+	workspace := filepath.Join(tmp, "workspace")
+	example := loadJob(t, "workflow.yml", "agent")
+	project := filepath.Join(workspace, filepath.FromSlash(example.Defaults.Run.WorkingDirectory))
 	for _, f := range []string{".mcp.json", "plan.json"} {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -188,9 +292,9 @@ func TestRecipe(t *testing.T) {
 
 	decoy := filepath.Join(tmp, "state")
 	home := filepath.Join(tmp, "home")
-	env := append(os.Environ(), "MCPSNOOP_HOME="+decoy, "HOME="+home, "XDG_STATE_HOME=",
+	logDir := strings.ReplaceAll(example.Env[logFolderVar], "${{ github.workspace }}", workspace)
+	env := append(os.Environ(), "MCPSNOOP_HOME="+decoy, "HOME="+home, "XDG_STATE_HOME=", logFolderVar+"="+logDir,
 		"PATH="+filepath.Dir(mcpsnoop)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	example := loadJob(t, "workflow.yml", "agent")
 	runStep := func(name string) string {
 		t.Helper()
 		cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", example.step(t, name).Run)
@@ -212,7 +316,9 @@ func TestRecipe(t *testing.T) {
 		}
 	}
 
-	logDir := filepath.Join(project, "artifacts", "mcp")
+	if logDir != filepath.Join(project, "artifacts", "mcp") {
+		t.Errorf("the log folder is %s, want artifacts/mcp in the project", logDir)
+	}
 	logs, _ := filepath.Glob(filepath.Join(logDir, "*.jsonl"))
 	if len(logs) != 2 {
 		t.Fatalf("artifacts/mcp holds %v, want one log per server", logs)

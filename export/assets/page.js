@@ -89,6 +89,31 @@
     return out.join("");
   }
 
+  // jsonPre shows indented JSON in a <pre> whose long lines wrap inside
+  // their place: a line longer than LONG is a block of its own with a
+  // hanging indent, so its continuation starts under its own indentation
+  // (two more), not at the left edge. Short lines stay one text run, so a
+  // big frame costs few elements; copying the text gives the JSON back.
+  var LONG = 80;
+  function jsonPre(text) {
+    var pre = el("pre", { cls: "json" }), run = [];
+    function flush() {
+      if (run.length) pre.appendChild(el("span", { cls: "jr", text: run.join("\n") }));
+      run = [];
+    }
+    text.split("\n").forEach(function (line) {
+      if (line.length <= LONG) { run.push(line); return; }
+      flush();
+      var n = line.length - line.replace(/^ +/, "").length + 2;
+      var span = el("span", { cls: "jl", "data-indent": n, text: line });
+      span.style.paddingLeft = n + "ch";
+      span.style.textIndent = -n + "ch";
+      pre.appendChild(span);
+    });
+    flush();
+    return pre;
+  }
+
   function cutNote(full, cap) {
     return full ? el("p", { cls: "note", text: "cut: the first " + bytes(cap) + " of " + bytes(full) + " are shown; the session log and the json export hold all of it." }) : null;
   }
@@ -191,7 +216,7 @@
 
   function bodyBlock(c, key) {
     if (c[key] === undefined) return null;
-    return el("div", null, el("div", { cls: "note", text: key }), el("pre", { text: indentJSON(c[key]) }), cutNote(c[key + "_bytes"], meta.body_cap));
+    return el("div", null, el("div", { cls: "note", text: key }), jsonPre(indentJSON(c[key])), cutNote(c[key + "_bytes"], meta.body_cap));
   }
 
   function callItem(c) {
@@ -290,14 +315,14 @@
     if (ev.cache_ttl_ms !== undefined || ev.cache_scope) c.appendChild(el("div", { cls: "note", text: "cache: ttl " + (ev.cache_ttl_ms === undefined ? "-" : ev.cache_ttl_ms + " ms") + (ev.cache_scope ? ", scope " + ev.cache_scope : "") }));
     if (ev.cache_stale_refetch) c.appendChild(el("div", { cls: "note", text: "cache: fetched again while the previous answer was still fresh (its ttlMs had not run out)" }));
     if (ev.raw !== undefined) {
-      c.appendChild(el("details", { cls: "frame", open: "" }, el("summary", { text: "Frame" }), el("pre", { text: indentJSON(ev.raw) }), cutNote(ev.raw_bytes, meta.frame_cap)));
+      c.appendChild(el("details", { cls: "frame", open: "" }, el("summary", { text: "Frame" }), jsonPre(indentJSON(ev.raw)), cutNote(ev.raw_bytes, meta.frame_cap)));
     } else if (ev.text !== undefined) {
       c.appendChild(el("details", { cls: "frame", open: "" }, el("summary", { text: "Frame (text)" }), el("pre", { text: ev.text }), cutNote(ev.text_bytes, meta.frame_cap)));
     }
     if (call) {
       var shown = {};
       Object.keys(call).forEach(function (k) { shown[k] = call[k]; });
-      c.appendChild(el("details", { cls: "call" }, el("summary", { text: "Correlated call #" + call.index }), el("pre", { text: JSON.stringify(shown, null, 2) })));
+      c.appendChild(el("details", { cls: "call" }, el("summary", { text: "Correlated call #" + call.index }), jsonPre(JSON.stringify(shown, null, 2))));
     }
     return c;
   }
@@ -349,9 +374,15 @@
     parts.forEach(function (p) { app.appendChild(p); });
   }
 
+  // A session that fails the gate is marked in the picker (a sign and the
+  // word, for readers who do not see the sign), and the page opens on the
+  // first of them unless the address picks one.
+  var firstFailed = -1;
   blocks.forEach(function (b, i) {
-    var label = b.getAttribute("data-label"), id = b.getAttribute("data-id");
-    picker.appendChild(el("option", { value: i, text: (label ? label + " \u00b7 " : "") + id + " (" + b.getAttribute("data-calls") + " calls)" }));
+    var label = b.getAttribute("data-label"), id = b.getAttribute("data-id"), failed = b.getAttribute("data-failed") === "1";
+    if (failed && firstFailed < 0) firstFailed = i;
+    picker.appendChild(el("option", { value: i, cls: failed ? "failed" : null, "data-failed": failed ? "1" : null,
+      text: (failed ? "\u2717 " : "") + (label ? label + " \u00b7 " : "") + id + " (" + b.getAttribute("data-calls") + " calls" + (failed ? ", failed" : "") + ")" }));
   });
   if (blocks.length < 2) document.getElementById("picker-label").className = "picker hidden";
   picker.addEventListener("change", function () { current = Number(picker.value); render(); });
@@ -370,8 +401,8 @@
   });
   if (hash.q) filterBox.value = hash.q;
   if (blocks.length) {
-    var pick = Number(hash.s);
-    current = pick >= 0 && pick < blocks.length && Math.floor(pick) === pick ? pick : 0;
+    var pick = hash.s === undefined ? NaN : Number(hash.s);
+    current = pick >= 0 && pick < blocks.length && Math.floor(pick) === pick ? pick : Math.max(firstFailed, 0);
     picker.value = String(current);
     render();
   } else {

@@ -17,8 +17,11 @@ type Options struct {
 	// /dev/stderr, /dev/fd/1...): the command's own streams. Nil means
 	// os.Stdout and os.Stderr.
 	Stdout, Stderr io.Writer
-	// MkdirAll creates a Replaced file's missing folder (mode 0700).
+	// MkdirAll creates a Replaced file's missing folders, with DirPerm.
 	MkdirAll bool
+	// DirPerm is the mode of the folders MkdirAll creates (before the
+	// umask); 0 means 0700.
+	DirPerm os.FileMode
 	// InPlace, when set, lets a Replaced file that exists be truncated and
 	// written in place when its folder takes no temporary file (a read-only
 	// folder holding a writable file); InPlace is told why first. Without
@@ -69,7 +72,11 @@ func OpenTarget(t Target, perm os.FileMode, o Options) (*Output, error) {
 		out.f, out.w = f, f
 	case Replaced:
 		if o.MkdirAll {
-			if err := os.MkdirAll(filepath.Dir(t.File), 0o700); err != nil {
+			perm := o.DirPerm
+			if perm == 0 {
+				perm = 0o700
+			}
+			if err := os.MkdirAll(filepath.Dir(t.File), perm); err != nil {
 				return nil, fmt.Errorf("write %s: folder %s: %w", t.Name, filepath.Dir(t.File), PlainError(err))
 			}
 		}

@@ -167,3 +167,29 @@ func assertKind(t *testing.T, path string, want os.FileMode) {
 		t.Errorf("%s: %v (%v), want type %v", path, info.Mode().Type(), err, want)
 	}
 }
+
+// TestMkdirAllDirPerm: the folders MkdirAll makes get DirPerm under the
+// umask, as mkdir -p would (a report folder others may read), and 0700
+// without it.
+func TestMkdirAllDirPerm(t *testing.T) {
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref")
+	if err := os.Mkdir(ref, 0o755); err != nil { // the umask applied the same way
+		t.Fatal(err)
+	}
+	want, _ := os.Stat(ref)
+	for _, tc := range []struct {
+		perm os.FileMode
+		want os.FileMode
+	}{{0o755, want.Mode().Perm()}, {0, 0o700}} {
+		nested := filepath.Join(dir, "m"+strconv.Itoa(int(tc.perm)), "a", "b.json")
+		if err := WriteAll([]File{{Path: nested, Data: []byte("x"), Perm: 0o644}}, Options{MkdirAll: true, DirPerm: tc.perm}); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []string{filepath.Dir(nested), filepath.Dir(filepath.Dir(nested))} {
+			if info, err := os.Stat(d); err != nil || info.Mode().Perm() != tc.want {
+				t.Errorf("DirPerm %o: %s is %v (%v), want %o", tc.perm, d, info.Mode().Perm(), err, tc.want)
+			}
+		}
+	}
+}

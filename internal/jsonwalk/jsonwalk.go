@@ -3,12 +3,21 @@
 // byte offset. Most of an MCP message's bytes sit inside strings (tool
 // results), and a string is skipped with bytes.IndexByte, so a walk costs
 // little more than a memchr. Nothing here reports syntax errors.
+//
+// On bytes that are not valid JSON (a caller that walks a message it could
+// not parse, to salvage what it can) no function reads past the end of b
+// or panics: each returns an index of at most len(b), and Members calls fn
+// only for a member whose value starts inside b.
 package jsonwalk
 
 import "bytes"
 
-// SkipValue returns where the value starting at b[i] ends.
+// SkipValue returns where the value starting at b[i] ends (len(b) when i
+// is past the end).
 func SkipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
 	switch b[i] {
 	case '"':
 		return SkipString(b, i)
@@ -25,14 +34,15 @@ func isDelimiter(c byte) bool {
 	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ':'
 }
 
-// SkipString returns the index just past the string starting at b[i].
+// SkipString returns the index just past the string starting at b[i], or
+// len(b) when it never closes.
 func SkipString(b []byte, i int) int {
 	start := i + 1
 	i = start
-	for {
+	for i < len(b) {
 		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
-			return len(b)
+			break
 		}
 		q := i + j
 		backslashes := 0
@@ -44,6 +54,7 @@ func SkipString(b []byte, i int) int {
 		}
 		i = q + 1
 	}
+	return len(b)
 }
 
 func skipComposite(b []byte, i int) int {
@@ -66,11 +77,13 @@ func skipComposite(b []byte, i int) int {
 	return len(b)
 }
 
+// SkipWS returns the index of the first byte at or after i that is not
+// JSON whitespace (len(b) at the most).
 func SkipWS(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
-	return i
+	return min(i, len(b))
 }
 
 // Members calls fn for each member of the object at b[i] with the offsets
@@ -82,8 +95,13 @@ func Members(b []byte, i int, fn func(keyStart, keyEnd, valStart int) int) int {
 	for i < len(b) && b[i] == '"' {
 		ke := SkipString(b, i)
 		vs := SkipWS(b, ke)
-		vs = SkipWS(b, vs+1) // past ':'
-		i = SkipWS(b, fn(i, ke, vs))
+		if vs < len(b) && b[vs] == ':' {
+			vs = SkipWS(b, vs+1)
+		}
+		if vs >= len(b) {
+			return len(b) // cut short: no value to hand over
+		}
+		i = SkipWS(b, min(max(fn(i, ke, vs), vs), len(b)))
 		if i < len(b) && b[i] == ',' {
 			i = SkipWS(b, i+1)
 		}

@@ -2,8 +2,10 @@
 // Builds the seven npm packages from GoReleaser's output: the mcpsnoop
 // launcher package (packaging/npm/mcpsnoop, with its version and exact-version
 // optional dependencies filled in) and one package per platform holding
-// that platform's binary (@mcpsnoop/<os>-<cpu>, with os, cpu and
-// files: ["bin/"]), the layout esbuild and biome use.
+// that platform's binary (mcpsnoop-<os>-<cpu>, with os, cpu and
+// files: ["bin/"]), the layout esbuild and biome use. The platform
+// packages are unscoped: the @mcpsnoop scope belongs to another publisher
+// (packaging/README.md says how the names were chosen).
 //
 //   node packaging/npm/build.mjs [--dist dist] [--out <dist>/npm] [--version X.Y.Z]
 //
@@ -20,7 +22,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 // GoReleaser's goos/goarch -> npm's os/cpu (process.platform/process.arch).
 const OS = { linux: 'linux', darwin: 'darwin', windows: 'win32' };
 const CPU = { amd64: 'x64', arm64: 'arm64' };
-const SCOPE = '@mcpsnoop';
+// The platform packages' names: mcpsnoop-<os>-<cpu> (bin/mcpsnoop.js has
+// the same list).
+const PREFIX = 'mcpsnoop-';
 // semver 2.0.0, as npm takes it.
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 
@@ -104,7 +108,7 @@ function main() {
   const optional = {};
   for (const key of wanted.sort()) {
     const [os, cpu] = key.split('-');
-    const name = `${SCOPE}/${key}`;
+    const name = `${PREFIX}${key}`;
     const dir = path.join(opts.out, key);
     const exe = os === 'win32' ? 'mcpsnoop.exe' : 'mcpsnoop';
     fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
@@ -115,7 +119,7 @@ function main() {
     writeJSON(path.join(dir, 'package.json'), {
       name,
       version,
-      description: `The mcpsnoop binary for ${os} ${cpu}. Install mcpsnoop, which depends on it, not this package.`,
+      description: `The mcpsnoop binary for ${os} ${cpu}, version ${version}. Install mcpsnoop, which depends on it, not this package.`,
       homepage: template.homepage,
       repository: { type: 'git', url: template.repository.url, directory: 'packaging/npm' },
       os: [os],

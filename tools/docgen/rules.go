@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+	"github.com/mcpsnoop/mcpsnoop/report"
 )
 
 // The rule catalogue page: an introduction, a table of every rule by
@@ -109,14 +110,14 @@ func writeRuleTable(b *strings.Builder, rules []checker.Rule, extra []string) {
 		for _, f := range extra {
 			b.WriteString(" " + cell(fieldText(r, f)) + " |")
 		}
-		b.WriteString(" " + strings.Join(specLinks(r), ", ") + " | " + code(r.Text) + " |\n")
+		b.WriteString(" " + strings.Join(specLinks(r), ", ") + " | " + code(report.RuleText(r.Text)) + " |\n")
 	}
 }
 
 // writeRuleSection writes everything the catalogue says of one rule.
 func writeRuleSection(b *strings.Builder, r *checker.Rule, extra []string) {
 	fmt.Fprintf(b, "\n### %s\n\n", r.ID)
-	fmt.Fprintf(b, "`%s`\n\n", r.Text)
+	fmt.Fprintf(b, "`%s`\n\n", report.RuleText(r.Text))
 	signal := string(r.Signal)
 	if slices.Contains(checker.DefaultFailOn, r.Signal) {
 		signal += " (in the default gate)"

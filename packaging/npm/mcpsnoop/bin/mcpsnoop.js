@@ -18,15 +18,20 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-// process.platform-process.arch -> the package holding that build.
+// process.platform-process.arch -> the package holding that build. The
+// names are unscoped: the @mcpsnoop scope on npm belongs to another
+// publisher (packaging/README.md).
 const PLATFORMS = {
-  'darwin-arm64': '@mcpsnoop/darwin-arm64',
-  'darwin-x64': '@mcpsnoop/darwin-x64',
-  'linux-arm64': '@mcpsnoop/linux-arm64',
-  'linux-x64': '@mcpsnoop/linux-x64',
-  'win32-arm64': '@mcpsnoop/win32-arm64',
-  'win32-x64': '@mcpsnoop/win32-x64',
+  'darwin-arm64': 'mcpsnoop-darwin-arm64',
+  'darwin-x64': 'mcpsnoop-darwin-x64',
+  'linux-arm64': 'mcpsnoop-linux-arm64',
+  'linux-x64': 'mcpsnoop-linux-x64',
+  'win32-arm64': 'mcpsnoop-win32-arm64',
+  'win32-x64': 'mcpsnoop-win32-x64',
 };
+
+// The launcher's own version: the binary it runs must be the same.
+const VERSION = require('../package.json').version;
 
 // The signals passed on. A Ctrl-C in a terminal reaches the launcher and
 // the binary both (they share a process group, so that the binary keeps
@@ -74,9 +79,9 @@ function binaryPath() {
         `(go install github.com/mcpsnoop/mcpsnoop/cmd/mcpsnoop@latest) and set MCPSNOOP_BINARY to its path`,
     );
   }
-  let dir;
+  let manifest;
   try {
-    dir = path.dirname(require.resolve(`${pkg}/package.json`));
+    manifest = require.resolve(`${pkg}/package.json`);
   } catch {
     fail(
       `the package ${pkg}, which holds the binary for ${key}, is not installed. npm leaves it out ` +
@@ -84,7 +89,23 @@ function binaryPath() {
         `install mcpsnoop again without those, or set MCPSNOOP_BINARY to an mcpsnoop binary`,
     );
   }
-  return path.join(dir, 'bin', process.platform === 'win32' ? 'mcpsnoop.exe' : 'mcpsnoop');
+  // A lockfile or an install interrupted half-way can pair this launcher
+  // with another version's binary; its flags, its log format and its exit
+  // codes are that version's, so it is refused rather than run.
+  let version;
+  try {
+    version = JSON.parse(fs.readFileSync(manifest, 'utf8')).version;
+  } catch (err) {
+    fail(`cannot read ${manifest}: ${err.message}`);
+  }
+  if (version !== VERSION) {
+    fail(
+      `the package ${pkg} holds mcpsnoop ${version}, and this launcher is mcpsnoop ${VERSION}; ` +
+        `npm installed two versions that do not go together (a lockfile from another version?). ` +
+        `Install mcpsnoop@${VERSION} again (npm i mcpsnoop@${VERSION}), or set MCPSNOOP_BINARY to an mcpsnoop binary`,
+    );
+  }
+  return path.join(path.dirname(manifest), 'bin', process.platform === 'win32' ? 'mcpsnoop.exe' : 'mcpsnoop');
 }
 
 // procInfo is the parent pid and the command line of pid, or null.

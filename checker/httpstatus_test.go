@@ -1,0 +1,116 @@
+package checker_test
+
+import (
+	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/checker"
+)
+
+// TestHTTPStatuses: how an HTTP failure without a JSON-RPC answer is
+// judged. The spec lets a server answer GET and DELETE with 405; a 401 is
+// half an authorization; a failed POST of notifications is a warning; the
+// rest stay errors.
+func TestHTTPStatuses(t *testing.T) {
+	gates, _ := checker.ParseFailOn("error,invalid,warn,pending")
+	post := func(raw string) pf {
+		return pf{"c2s", `"raw":` + raw + `,"http_method":"POST","http_path":"/mcp","conn_id":"c1"`}
+	}
+	status := func(members string) pf { return pf{"s2c", members + `,"http_path":"/mcp","conn_id":"c1"`} }
+	const challenge = `Bearer resource_metadata=\"http://127.0.0.1/.well-known/oauth-protected-resource\"`
+	tests := []struct {
+		name   string
+		frames []pf
+		want   []string
+	}{
+		{"405 to GET and DELETE is the transport spec's answer",
+			[]pf{status(`"status":405,"http_method":"GET"`), status(`"status":405,"http_method":"DELETE"`)}, nil},
+		{"a status-only 405 of an older log, naming nothing, answered a GET or DELETE",
+			[]pf{{"s2c", `"status":405`}}, nil},
+		{"404 to GET is W58, not a failed call",
+			[]pf{status(`"status":404,"http_method":"GET"`)},
+			[]string{"warn server GET answered with HTTP 404, neither an SSE stream nor 405"}},
+		{"403 to GET (an Origin refused) is exempt", []pf{status(`"status":403,"http_method":"GET"`)}, nil},
+		{"404 to GET once a DELETE ended the session is exempt",
+			[]pf{status(`"status":200,"http_method":"DELETE"`), status(`"status":404,"http_method":"GET"`)}, nil},
+		{"an open event stream is the answer a GET wants",
+			[]pf{status(`"status":200,"http_method":"GET","content_type":"text/event-stream"`)}, nil},
+		{"JSON answering a GET is W58",
+			[]pf{status(`"status":200,"http_method":"GET","content_type":"application/json","raw":{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)},
+			[]string{
+				`warn server GET answered with HTTP 200 with Content-Type "application/json", neither an SSE stream nor 405`,
+				"deprecated server logging notifications/message is deprecated (2026-07-28); use stderr for stdio or OpenTelemetry instead",
+			}},
+		{"405 to a POST that carried a request stays an error",
+			[]pf{post(toolCall("1", "echo", "")), status(`"status":405,"http_method":"POST","reply_to":1`)},
+			[]string{"error server the transport failed with HTTP 405"}},
+		{"500 to a tools/call stays an error",
+			[]pf{post(toolCall("1", "echo", "")), status(`"status":500,"http_method":"POST","reply_to":1`)},
+			[]string{"error server the transport failed with HTTP 500"}},
+		{"a failed POST of a notification is a warning",
+			[]pf{post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), status(`"status":400,"http_method":"POST"`)},
+			[]string{"warn server HTTP 400 answered a POST that carried only notifications or responses"}},
+		{"a failed POST of a batch holding a request stays an error",
+			[]pf{{"c2s", `"raw":` + toolCall("1", "echo", "") + `,"batch":true,"http_method":"POST","conn_id":"c1"`},
+				{"c2s", `"raw":{"jsonrpc":"2.0","method":"notifications/initialized"},"batch":true,"http_method":"POST","conn_id":"c1"`},
+				status(`"status":400,"http_method":"POST"`)},
+			[]string{"pending server tools/call echo (id 1) never got a response", "error server the transport failed with HTTP 400"}},
+		{"a 401 the same call later got through is no error",
+			[]pf{post(toolCall("1", "echo", "")), status(`"status":401,"http_method":"POST","reply_to":1,"auth_challenge":"` + challenge + `"`),
+				post(toolCall("2", "echo", "")), status(`"status":200,"http_method":"POST","raw":` + rpcResult("2", `{"content":[]}`))},
+			nil},
+		{"an RFC 6750 error body is no JSON-RPC message",
+			[]pf{post(toolCall("1", "echo", "")), status(`"status":401,"http_method":"POST","reply_to":1,"raw":{"error":"invalid_token"}`),
+				post(toolCall("2", "echo", "")), status(`"status":200,"http_method":"POST","raw":` + rpcResult("2", `{"content":[]}`))},
+			nil},
+		{"a 401 never followed by success is the client's error, quoting the challenge",
+			[]pf{post(toolCall("1", "echo", "")), status(`"status":401,"http_method":"POST","reply_to":1,"auth_challenge":"` + challenge + `"`)},
+			[]string{`error client the transport failed with HTTP 401 and no later request of tools/call "echo" got through (challenge: Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource")`}},
+		{"another tool's success does not settle a 401",
+			[]pf{post(toolCall("1", "echo", "")), status(`"status":401,"http_method":"POST","reply_to":1`),
+				post(toolCall("2", "other", "")), status(`"status":200,"http_method":"POST","raw":` + rpcResult("2", `{"content":[]}`))},
+			[]string{`error client the transport failed with HTTP 401 and no later request of tools/call "echo" got through`}},
+		{"a GET's 401 is settled by a later exchange that gets through",
+			[]pf{status(`"status":401,"http_method":"GET"`), status(`"status":200,"http_method":"GET"`)},
+			nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := check(t, checker.Config{FailOn: gates}, partyLog("http", tc.frames...))
+			sameLines(t, "findings", partyLines(rep), tc.want)
+		})
+	}
+}
+
+// TestEmptyEventStream: W55, an event stream answering a request that ends
+// without an event. The call is settled, not left pending.
+func TestEmptyEventStream(t *testing.T) {
+	gates, _ := checker.ParseFailOn("error,invalid,warn,pending")
+	log := partyLog("http",
+		pf{"c2s", `"raw":` + toolCall("4", "slow", "") + `,"http_method":"POST","conn_id":"c1"`},
+		pf{"s2c", `"status":200,"content_type":"text/event-stream","stream_empty":true,"reply_to":4,"http_method":"POST","conn_id":"c1"`},
+		pf{"c2s", `"raw":` + toolCall("5", "slow", "") + `,"http_method":"POST","conn_id":"c1"`},
+		pf{"s2c", `"status":200,"raw":` + rpcResult("5", `{"content":[]}`) + `,"http_method":"POST","conn_id":"c1"`},
+		pf{"s2c", `"status":200,"content_type":"text/event-stream","stream_empty":true,"reply_to":5,"http_method":"POST","conn_id":"c1"`})
+	rep := check(t, checker.Config{FailOn: gates}, log)
+	sameLines(t, "findings", partyLines(rep), []string{
+		"warn server the event stream answering tools/call slow (id 4) ended without an event, so the request can never be answered",
+	})
+	if s := rep.Sessions[0]; s.Counters.Pending != 0 || s.Counters.Errors != 0 {
+		t.Errorf("pending %d errors %d, want 0 and 0", s.Counters.Pending, s.Counters.Errors)
+	}
+}
+
+// TestLegacySSETransport: the deprecated HTTP+SSE transport's endpoint
+// event is a deprecation, not stray output.
+func TestLegacySSETransport(t *testing.T) {
+	log := partyLog("http",
+		pf{"s2c", `"status":200,"content_type":"text/event-stream","text":"/messages?sessionId=9f2c","http_method":"GET","http_path":"/sse"`},
+		pf{"c2s", `"raw":` + toolCall("1", "echo", "") + `,"http_method":"POST","http_path":"/messages"`},
+		pf{"s2c", `"status":200,"content_type":"text/event-stream","raw":` + rpcResult("1", `{"content":[]}`) + `,"http_method":"GET","http_path":"/sse"`},
+		pf{"s2c", `"status":200,"content_type":"text/event-stream","text":"not a uri","http_method":"GET","http_path":"/sse"`})
+	rep := check(t, checker.Config{}, log)
+	sameLines(t, "findings", partyLines(rep), []string{
+		"deprecated server the HTTP+SSE transport is deprecated (2025-03-26); use Streamable HTTP (earliest removal: three months after SEP-2596 reaches Final)",
+		"invalid server frame on the protocol channel is not valid JSON-RPC",
+	})
+}

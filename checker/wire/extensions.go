@@ -1,0 +1,123 @@
+package wire
+
+// Messages an extension defines: the core schema types only their envelope
+// (a method of no union), so the extension's own schema, embedded from
+// extschemas/, is checked beside it. Today that is the Events extension
+// (io.modelcontextprotocol/events, SEP-3415), whose schema is mcpsnoop's
+// reading of its published text: testdata/events/README.md names the
+// sources.
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+//go:embed extschemas/events.json
+var eventsSchema []byte
+
+// EventsDefinitionPrefix starts the name of a definition of the Events
+// extension's schema in a finding.
+const EventsDefinitionPrefix = "events."
+
+// eventsURL is where the Events extension is specified.
+const eventsURL = "https://modelcontextprotocol.io/extensions/events/overview"
+
+const eventsSchemaURL = "mcpsnoop:extschemas/events.json"
+
+var (
+	eventsRequests = map[string]string{
+		"events/list": "ListRequest", "events/poll": "PollRequest", "events/stream": "StreamRequest",
+		"events/subscribe": "SubscribeRequest", "events/unsubscribe": "UnsubscribeRequest",
+	}
+	eventsResults = map[string]string{
+		"events/list": "ListResult", "events/poll": "PollResult", "events/stream": "StreamResult",
+	}
+	eventsNotifications = map[string]string{
+		"notifications/events/active": "ActiveNotification", "notifications/events/heartbeat": "HeartbeatNotification",
+		"notifications/events/event": "StreamNotification", "notifications/events/error": "StreamNotification",
+		"notifications/events/terminated": "StreamNotification",
+	}
+)
+
+// extDefinition is the Events definition a message is held to, "" for a
+// message the extension does not define.
+func extDefinition(m *Message) string {
+	switch m.Kind {
+	case Request:
+		if m.Sender == Client {
+			return eventsRequests[m.Method]
+		}
+	case Result:
+		if m.Sender == Server {
+			return eventsResults[m.Method]
+		}
+	case Notification:
+		if m.Sender == Server {
+			return eventsNotifications[m.Method]
+		}
+	}
+	return ""
+}
+
+var extSchemas = struct {
+	sync.Mutex
+	c        *jsonschema.Compiler
+	compiled map[string]*jsonschema.Schema
+}{}
+
+// extSchema compiles an Events definition, once.
+func extSchema(def string) (*jsonschema.Schema, error) {
+	extSchemas.Lock()
+	defer extSchemas.Unlock()
+	if s := extSchemas.compiled[def]; s != nil {
+		return s, nil
+	}
+	if extSchemas.c == nil {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(eventsSchema))
+		if err != nil {
+			return nil, fmt.Errorf("events schema: %w", err)
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource(eventsSchemaURL, doc); err != nil {
+			return nil, fmt.Errorf("events schema: %w", err)
+		}
+		extSchemas.c, extSchemas.compiled = c, map[string]*jsonschema.Schema{}
+	}
+	s, err := extSchemas.c.Compile(eventsSchemaURL + "#/$defs/" + def)
+	if err != nil {
+		return nil, fmt.Errorf("events schema: compiling %s: %w", def, err)
+	}
+	extSchemas.compiled[def] = s
+	return s, nil
+}
+
+// extensionCheck holds a message an extension defines to its definition.
+func (v *validation) extensionCheck() error {
+	def := extDefinition(v.m)
+	if def == "" {
+		return nil
+	}
+	s, err := extSchema(def)
+	if err != nil {
+		return err
+	}
+	inst, base := v.msg, ""
+	if v.m.Kind == Result {
+		obj, _ := v.msg.(map[string]any)
+		inst, base = obj["result"], "/result"
+	}
+	return v.record(s.Validate(inst), base, inst, EventsDefinitionPrefix+def)
+}
+
+// eventsSpecURL is the spec link of an Events definition.
+func eventsSpecURL(definition string) (string, bool) {
+	if !strings.HasPrefix(definition, EventsDefinitionPrefix) {
+		return "", false
+	}
+	return eventsURL, true
+}

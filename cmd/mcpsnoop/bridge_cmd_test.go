@@ -1,0 +1,84 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/testbin"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpsnoop bridge end to end in the test's process: a Go SDK client
+// through it to the bridge's test server, a log per session in --log-dir,
+// SIGTERM ends the server and the bridge with exit 0, and the log checks
+// clean.
+func TestBridgeCommand(t *testing.T) {
+	server := testbin.Build(t, "../../serve/bridge/testdata/server")
+	logs := t.TempDir()
+	sigs := make(chan os.Signal, 2)
+	listening := make(chan net.Addr, 1)
+	httpSignals = func() (<-chan os.Signal, func()) { return sigs, func() {} }
+	bridgeListening = func(a net.Addr) { listening <- a }
+	t.Cleanup(func() { httpSignals, bridgeListening = defaultHTTPSignals, nil })
+	stderr := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"bridge", "--listen", "127.0.0.1:0", "--log-dir", logs, "--label", "bt", "--", server}, strings.NewReader(""), io.Discard, stderr)
+	}()
+	var addr net.Addr
+	select {
+	case addr = <-listening:
+	case code := <-done:
+		t.Fatalf("mcpsnoop bridge exited %d:\n%s", code, stderr.String())
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr.String() + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+	if err != nil || res.Content[0].(*mcp.TextContent).Text != "hi" {
+		t.Fatalf("echo: %v %+v", err, res)
+	}
+	sigs <- syscall.SIGTERM
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, stderr.String())
+		}
+	case <-time.After(time.Minute): // a hang, not a timing
+		t.Fatalf("the bridge did not stop:\n%s", stderr.String())
+	}
+	found, _ := filepath.Glob(filepath.Join(logs, "bt-*.jsonl"))
+	if len(found) != 1 {
+		t.Fatalf("logs %v, want the session's one:\n%s", found, stderr.String())
+	}
+	out := &lockedBuffer{}
+	if code := run([]string{"check", found[0]}, strings.NewReader(""), out, out); code != 0 || !strings.Contains(out.String(), "check passed") {
+		t.Errorf("check exited %d:\n%s", code, out.String())
+	}
+	if !strings.Contains(stderr.String(), "SIGTERM: shutting down") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
+
+func TestBridgeInHelp(t *testing.T) {
+	out := &lockedBuffer{}
+	run([]string{"--help"}, strings.NewReader(""), out, out)
+	if !strings.Contains(out.String(), "bridge") {
+		t.Errorf("--help does not list bridge:\n%s", out.String())
+	}
+	out = &lockedBuffer{}
+	if code := run([]string{"bridge", "--kill-grace", "0s", "--", "x"}, strings.NewReader(""), out, out); code != 2 || !strings.Contains(out.String(), "--kill-grace must be positive") {
+		t.Errorf("a zero --kill-grace: exit %d:\n%s", code, out.String())
+	}
+}
