@@ -22,45 +22,16 @@ type Row struct {
 	Peer         string // the server or client under test
 	Scenario     string
 	SuiteVerdict Verdict
-	OurVerdict   Verdict // Pass, Fail, or in the table RaceOrPass
+	OurVerdict   Verdict
 	Reason       string
 	Note         string
 	SuiteFailed  string // the ids of the suite's failed checks (and warnings), comma-separated
 	OurFindings  string // our gated findings, signal/rule with counts
-
-	// What a run observed beyond the verdict (never in the table):
-	// RaceOnly is a fail on the GET race's findings alone (see
-	// RaceFindings); Racy says the scenario's client opened a session
-	// that the race can hit (it sent initialize).
-	RaceOnly bool
-	Racy     bool
 }
-
-// RaceOrPass, as our verdict in the table, says: pass, or fail on the GET
-// race's findings alone. The suite's TypeScript client opens its GET event
-// stream after initialize without waiting for it and closes (DELETE) when
-// the scenario is done; when the GET reaches the server first it is
-// answered 405 (a stateless server), and when it comes after the DELETE,
-// 404 (Go SDK) or 400 (server-everything). The log records neither the
-// request's method nor its session id today, so check takes that answer
-// for a failure; whether it comes is a race, so the verdict is pass or fail
-// from run to run.
-const RaceOrPass Verdict = "pass|fail"
-
-// RaceFindings are the gated findings the GET race gives (as
-// gatedFindings names them).
-var RaceFindings = map[string]bool{
-	"error/HTTP 405": true, "error/HTTP 404": true,
-	"error/error response could not be matched to a call": true, "warn/W24": true,
-}
-
-// raceNote is the note -update gives a RaceOrPass row.
-const raceNote = "the suite's client sends its GET unawaited after initialize: answered 405 (stateless) or, after the DELETE, 404/400, it fails us on a race; #31 item 1 (405 to GET/DELETE is no finding) and item 5 (http_method recorded) are expected to settle it"
 
 func (r Row) key() string { return r.Suite + "\t" + r.Side + "\t" + r.Peer + "\t" + r.Scenario }
 
-// Agree says whether the two verdicts are the same (a RaceOrPass row agrees
-// with a suite pass only when it passes, so it is not counted as agreeing).
+// Agree says whether the two verdicts are the same.
 func (r Row) Agree() bool { return r.SuiteVerdict == r.OurVerdict }
 
 // The reasons a disagreement may have. See docs/guides/conformance.md.
@@ -90,9 +61,8 @@ var columns = []string{"suite", "side", "peer", "scenario", "suite_verdict", "ou
 const tableHeader = `# The official MCP conformance suite's verdict and mcpsnoop's, per scenario
 # (docs/guides/conformance.md). A disagreement needs a reason: unobservable,
 # provoked, suite-missed (the note quotes the spec), checker-wrong (the note
-# names the issue that fixes it) or proxied. our_verdict pass|fail: pass, or
-# fail on the GET race alone (agreement.go, RaceOrPass). suite_failed and
-# our_findings are refreshed by go test -tags e2e ./e2e/conformance/ -update,
+# names the issue that fixes it, or says "no issue yet") or proxied.
+# suite_failed and our_findings are refreshed by go test -tags e2e ./e2e/conformance/ -update,
 # which keeps the reasons and notes of rows that still disagree.
 `
 
@@ -144,14 +114,8 @@ func (r Row) valid() error {
 	if r.SuiteVerdict != Pass && r.SuiteVerdict != Fail {
 		return fmt.Errorf("suite verdict %q is neither pass nor fail", r.SuiteVerdict)
 	}
-	switch r.OurVerdict {
-	case Pass, Fail:
-	case RaceOrPass:
-		if r.SuiteVerdict != Pass || r.Reason == "" {
-			return fmt.Errorf("our verdict %s needs a suite pass and a reason", RaceOrPass)
-		}
-	default:
-		return fmt.Errorf("our verdict %q is not pass, fail or %s", r.OurVerdict, RaceOrPass)
+	if r.OurVerdict != Pass && r.OurVerdict != Fail {
+		return fmt.Errorf("our verdict %q is neither pass nor fail", r.OurVerdict)
 	}
 	if r.Reason == "" {
 		return nil
@@ -193,8 +157,7 @@ func WriteTable(w io.Writer, rows []Row) error {
 // Compare holds what a run observed to the table and says what is wrong:
 // a scenario the table does not list or lists with other verdicts, a
 // disagreement without a reason, a reason for a disagreement that no
-// longer happens, and a listed scenario that did not run. A RaceOrPass row
-// takes a pass or a fail on the race's findings alone, nothing else.
+// longer happens, and a listed scenario that did not run.
 func Compare(observed, table []Row) []string {
 	listed := map[string]Row{}
 	for _, r := range table {
@@ -210,18 +173,9 @@ func Compare(observed, table []Row) []string {
 		switch {
 		case !ok:
 			problems = append(problems, fmt.Sprintf("%s: not in the table: suite %s, ours %s %s", where, o.SuiteVerdict, o.OurVerdict, detail))
-		case t.OurVerdict == RaceOrPass:
-			if t.SuiteVerdict != o.SuiteVerdict || (o.OurVerdict == Fail && !o.RaceOnly) {
-				problems = append(problems, fmt.Sprintf("%s: the table says suite %s, ours %s; this run gave suite %s, ours %s, and not on the GET race alone %s",
-					where, t.SuiteVerdict, t.OurVerdict, o.SuiteVerdict, o.OurVerdict, detail))
-			}
 		case t.SuiteVerdict != o.SuiteVerdict || t.OurVerdict != o.OurVerdict:
-			hint := ""
-			if o.RaceOnly && t.OurVerdict == Pass {
-				hint = fmt.Sprintf(": it failed on the GET race alone, so mark it %s", RaceOrPass)
-			}
-			problems = append(problems, fmt.Sprintf("%s: the table says suite %s, ours %s; this run gave suite %s, ours %s %s%s",
-				where, t.SuiteVerdict, t.OurVerdict, o.SuiteVerdict, o.OurVerdict, detail, hint))
+			problems = append(problems, fmt.Sprintf("%s: the table says suite %s, ours %s; this run gave suite %s, ours %s %s",
+				where, t.SuiteVerdict, t.OurVerdict, o.SuiteVerdict, o.OurVerdict, detail))
 		case !o.Agree() && t.Reason == "":
 			problems = append(problems, fmt.Sprintf("%s: suite %s, ours %s, and the table gives no reason %s", where, o.SuiteVerdict, o.OurVerdict, detail))
 		case o.Agree() && t.Reason != "":
@@ -239,10 +193,8 @@ func Compare(observed, table []Row) []string {
 // Update is the table as -update writes it: the observed rows, each
 // keeping the reason the table gave it while it still disagrees, and its
 // note while it still agrees or disagrees as the table said (a note on an
-// agreement may say why both fail). With race set, a row the GET race can
-// hit (Racy) that the suite passes and we pass or fail on the race alone
-// is written RaceOrPass, with its reason.
-func Update(observed, table []Row, race bool) []Row {
+// agreement may say why both fail).
+func Update(observed, table []Row) []Row {
 	listed := map[string]Row{}
 	for _, r := range table {
 		listed[r.key()] = r
@@ -251,12 +203,7 @@ func Update(observed, table []Row, race bool) []Row {
 	for i, o := range observed {
 		t, ok := listed[o.key()]
 		o.Reason, o.Note = "", ""
-		if race && o.Racy && o.SuiteVerdict == Pass && (o.OurVerdict == Pass || o.RaceOnly) {
-			o.OurVerdict, o.Reason, o.Note = RaceOrPass, "checker-wrong", raceNote
-			if ok && t.OurVerdict == RaceOrPass {
-				o.Reason, o.Note = t.Reason, t.Note
-			}
-		} else if ok && t.OurVerdict != RaceOrPass && t.Agree() == o.Agree() {
+		if ok && t.Agree() == o.Agree() {
 			o.Note = t.Note
 			if !o.Agree() {
 				o.Reason = t.Reason
@@ -267,21 +214,18 @@ func Update(observed, table []Row, race bool) []Row {
 	return rows
 }
 
-// Counts sums the table up: agreements, rows that agree unless the GET
-// race strikes, and disagreements by reason ("" for those without one).
-func Counts(rows []Row) (agree, racy int, byReason map[string]int) {
+// Counts sums the table up: agreements, and disagreements by reason (""
+// for those without one).
+func Counts(rows []Row) (agree int, byReason map[string]int) {
 	byReason = map[string]int{}
 	for _, r := range rows {
-		switch {
-		case r.OurVerdict == RaceOrPass:
-			racy++
-		case r.Agree():
+		if r.Agree() {
 			agree++
-		default:
+		} else {
 			byReason[r.Reason]++
 		}
 	}
-	return agree, racy, byReason
+	return agree, byReason
 }
 
 func orNone(s string) string {

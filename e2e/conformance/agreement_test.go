@@ -15,7 +15,7 @@ func r(scenario string, suite, ours Verdict, reason, note string) Row {
 func TestTableRoundTrip(t *testing.T) {
 	rows := []Row{
 		r("tools-call-error", Pass, Fail, "provoked", "the suite calls a tool that fails on purpose"),
-		r("ping", Pass, RaceOrPass, "checker-wrong", "#31 item 1"),
+		r("ping", Pass, Fail, "checker-wrong", "no issue yet"),
 		r("caching", Fail, Fail, "", "both fail:\tfor different reasons"),
 	}
 	rows[0].SuiteFailed, rows[0].OurFindings = "", "error/tools/call test_error_handling isError"
@@ -46,8 +46,7 @@ func TestReadTableRefuses(t *testing.T) {
 		"a reason on agree":  {header + line("0.1.16", "server", "p", "s", "pass", "pass", "provoked", "", "", ""), "whose verdicts agree"},
 		"missed, no quote":   {header + line("0.1.16", "server", "p", "s", "fail", "pass", "suite-missed", "we are right", "", ""), "quote the specification"},
 		"wrong, no issue":    {header + line("0.1.16", "server", "p", "s", "pass", "fail", "checker-wrong", "soon", "", ""), "name the issue"},
-		"race, no reason":    {header + line("0.1.16", "server", "p", "s", "pass", "pass|fail", "", "", "", ""), "needs a suite pass and a reason"},
-		"race, suite fails":  {header + line("0.1.16", "server", "p", "s", "fail", "pass|fail", "checker-wrong", "#31", "", ""), "needs a suite pass"},
+		"our verdict racy":   {header + line("0.1.16", "server", "p", "s", "pass", "pass|fail", "checker-wrong", "#31", "", ""), `our verdict "pass|fail" is neither pass nor fail`},
 		"the same row twice": {header + line("0.1.16", "server", "p", "s", "pass", "pass", "", "", "", "") + line("0.1.16", "server", "p", "s", "fail", "fail", "", "", "", ""), "the same scenario as line"},
 	} {
 		_, err := ReadTable(strings.NewReader(tc.text), "agreement.tsv")
@@ -62,18 +61,14 @@ func TestCompare(t *testing.T) {
 		r("agrees", Pass, Pass, "", ""),
 		r("disagrees", Pass, Fail, "provoked", "on purpose"),
 		r("unexplained", Pass, Fail, "", ""),
-		r("racy", Pass, RaceOrPass, "checker-wrong", "#31"),
 		r("not-run", Fail, Fail, "", ""),
 		r("was-disagreeing", Fail, Pass, "unobservable", "content"),
 		r("changed", Pass, Pass, "", ""),
 	}
-	raced := r("racy", Pass, Fail, "", "")
-	raced.RaceOnly = true
 	observed := []Row{
 		r("agrees", Pass, Pass, "", ""),
 		r("disagrees", Pass, Fail, "", ""),
 		r("unexplained", Pass, Fail, "", ""),
-		raced,
 		r("was-disagreeing", Fail, Fail, "", ""),
 		r("changed", Pass, Fail, "", ""),
 		r("new", Pass, Pass, "", ""),
@@ -95,19 +90,6 @@ func TestCompare(t *testing.T) {
 		}
 	}
 
-	// A RaceOrPass row takes a pass or a fail on the race alone, nothing
-	// else; a race fail on a row the table says passes asks to mark it.
-	racy := r("racy", Pass, Fail, "", "")
-	if p := Compare([]Row{racy}, table[3:4]); len(p) != 1 || !strings.Contains(p[0], "not on the GET race alone") {
-		t.Errorf("a racy row failing on more than the race: %v", p)
-	}
-	if p := Compare([]Row{r("racy", Pass, Pass, "", "")}, table[3:4]); len(p) != 0 {
-		t.Errorf("a racy row passing: %v", p)
-	}
-	raced.Scenario = "agrees"
-	if p := Compare([]Row{raced}, table[:1]); len(p) != 1 || !strings.Contains(p[0], "mark it pass|fail") {
-		t.Errorf("a race fail on a passing row: %v", p)
-	}
 	// An agreement that now disagrees the other way round.
 	if p := Compare([]Row{r("disagrees", Pass, Pass, "", "")}, table[1:2]); len(p) != 1 || !strings.Contains(p[0], "this run gave suite pass, ours pass") {
 		t.Errorf("a disagreement gone: %v", p)
@@ -119,34 +101,28 @@ func TestUpdate(t *testing.T) {
 		r("still-disagrees", Pass, Fail, "provoked", "on purpose"),
 		r("now-agrees", Pass, Fail, "checker-wrong", "#31"),
 		r("agree-note", Fail, Fail, "", "both fail, for different reasons"),
+		r("flipped", Fail, Pass, "unobservable", "content"),
 	}
-	racyPass := r("racy", Pass, Pass, "", "")
-	racyPass.Racy = true
-	racyFail := r("racy-fail", Pass, Fail, "", "")
-	racyFail.Racy, racyFail.RaceOnly = true, true
-	racyOther := r("racy-other", Pass, Fail, "", "")
-	racyOther.Racy = true // fails on more than the race
 	observed := []Row{
 		r("still-disagrees", Pass, Fail, "", ""),
 		r("now-agrees", Pass, Pass, "", ""),
 		r("agree-note", Fail, Fail, "", ""),
 		r("new-disagreement", Fail, Pass, "", ""),
-		racyPass, racyFail, racyOther,
+		r("flipped", Pass, Fail, "", ""),
 	}
-	got := Update(observed, table, true)
+	got := Update(observed, table)
 	type v struct {
-		ours           Verdict
-		reason, note   string
-		raceOrPassNote bool
+		ours         Verdict
+		reason, note string
 	}
 	want := map[string]v{
-		"still-disagrees":  {Fail, "provoked", "on purpose", false},
-		"now-agrees":       {Pass, "", "", false},
-		"agree-note":       {Fail, "", "both fail, for different reasons", false},
-		"new-disagreement": {Pass, "", "", false},
-		"racy":             {RaceOrPass, "checker-wrong", raceNote, true},
-		"racy-fail":        {RaceOrPass, "checker-wrong", raceNote, true},
-		"racy-other":       {Fail, "", "", false},
+		"still-disagrees":  {Fail, "provoked", "on purpose"},
+		"now-agrees":       {Pass, "", ""},
+		"agree-note":       {Fail, "", "both fail, for different reasons"},
+		"new-disagreement": {Pass, "", ""},
+		// Disagreeing still, the other way round: the reason is kept, to
+		// be judged again (Compare reports the changed verdicts).
+		"flipped": {Fail, "unobservable", "content"},
 	}
 	for _, row := range got {
 		w := want[row.Scenario]
@@ -154,15 +130,9 @@ func TestUpdate(t *testing.T) {
 			t.Errorf("%s: %s %q %q, want %s %q %q", row.Scenario, row.OurVerdict, row.Reason, row.Note, w.ours, w.reason, w.note)
 		}
 	}
-	// Without the race, a racy row keeps its own verdict.
-	for _, row := range Update([]Row{racyPass, racyFail}, nil, false) {
-		if row.OurVerdict == RaceOrPass {
-			t.Errorf("%s: %s with the race off", row.Scenario, row.OurVerdict)
-		}
-	}
-	agree, racy, byReason := Counts(got)
-	if agree != 2 || racy != 2 || byReason["provoked"] != 1 || byReason[""] != 2 {
-		t.Errorf("counts: %d agree, %d racy, %v", agree, racy, byReason)
+	agree, byReason := Counts(got)
+	if agree != 2 || byReason["provoked"] != 1 || byReason["unobservable"] != 1 || byReason[""] != 1 {
+		t.Errorf("counts: %d agree, %v", agree, byReason)
 	}
 }
 

@@ -79,7 +79,7 @@ func (h *harness) runClientScenarios(t *testing.T, s suite) []Row {
 	verdicts := h.checkAll(t, "client", logs)
 	rows := make([]Row, len(results))
 	for i, r := range results {
-		rows[i] = row(s.version, "client", "go-client", r, verdicts[i], false)
+		rows[i] = row(t, s.version, "client", "go-client", r, verdicts[i])
 	}
 	return rows
 }

@@ -15,8 +15,7 @@ import (
 type Piece struct {
 	Scenario string
 	Path     string
-	Frames   int  // frames other than meta frames
-	Opens    bool // a client's initialize is among them: a session began
+	Frames   int // frames other than meta frames
 }
 
 // Split cuts the log one `mcpsnoop http` wrote while the suite ran the
@@ -65,9 +64,6 @@ func Split(logPath string, results []Result, outDir string) ([]Piece, error) {
 		var f struct {
 			TS        time.Time `json:"ts"`
 			Direction string    `json:"direction"`
-			Raw       struct {
-				Method string `json:"method"`
-			} `json:"raw"`
 		}
 		if err := json.Unmarshal(line, &f); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", logPath, n, err)
@@ -86,9 +82,6 @@ func Split(logPath string, results []Result, outDir string) ([]Piece, error) {
 		outs[current].frames = append(outs[current].frames, line)
 		if f.Direction != "meta" {
 			outs[current].piece.Frames++
-		}
-		if f.Direction == "c2s" && f.Raw.Method == "initialize" {
-			outs[current].piece.Opens = true
 		}
 	}
 	if err := sc.Err(); err != nil {

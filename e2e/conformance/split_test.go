@@ -67,11 +67,10 @@ func TestSplit(t *testing.T) {
 	want := []struct {
 		scenario string
 		seqs     []int
-		opens    bool
 	}{
-		{"ping", []int{1, 2, 3, 4}, true},
-		{"tools-call-error", []int{1, 5, 6}, false},
-		{"auth/empty", []int{1}, false},
+		{"ping", []int{1, 2, 3, 4}},
+		{"tools-call-error", []int{1, 5, 6}},
+		{"auth/empty", []int{1}},
 	}
 	tsOf := map[string]int{} // a frame's ts -> its seq in the log
 	for _, line := range strings.Split(strings.TrimSpace(proxyLog), "\n") {
@@ -87,8 +86,8 @@ func TestSplit(t *testing.T) {
 	}
 	for i, w := range want {
 		p := pieces[i]
-		if p.Scenario != w.scenario || p.Frames != len(w.seqs)-1 || p.Opens != w.opens || p.Path != filepath.Join(dir, "pieces", filepath.FromSlash(w.scenario)+".jsonl") {
-			t.Errorf("piece %d: %+v, want %s with %d frames, opens %v", i, p, w.scenario, len(w.seqs)-1, w.opens)
+		if p.Scenario != w.scenario || p.Frames != len(w.seqs)-1 || p.Path != filepath.Join(dir, "pieces", filepath.FromSlash(w.scenario)+".jsonl") {
+			t.Errorf("piece %d: %+v, want %s with %d frames", i, p, w.scenario, len(w.seqs)-1)
 		}
 		frames := readFrames(t, p.Path)
 		var seqs []int
