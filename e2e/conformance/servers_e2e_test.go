@@ -3,12 +3,18 @@
 package conformance
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -21,6 +27,9 @@ type serverPeer struct {
 	// (flushing log). It starts the server on its first call only: each
 	// suite version gets a recording of its own from the same server.
 	record func(t *testing.T, log string) (url string, stop func())
+	// merged: the recording is logs Merge made one, a session per
+	// 2025-11-25 MCP session (Split's bySession).
+	merged bool
 }
 
 // serverPeers are the servers under test, each recorded as a user would
@@ -35,13 +44,9 @@ func serverPeers(h *harness) []serverPeer {
 		// behind mcpsnoop http.
 		h.viaProxy("everything-http", h.startEverythingHTTP),
 
-		// BRIDGE: once `mcpsnoop bridge` lands, server-everything's stdio
-		// mode joins here as a peer named "everything-bridge" whose record
-		// starts `mcpsnoop bridge` (listening on 127.0.0.1:0, writing to
-		// log) in front of `node $MCPSNOOP_E2E_EVERYTHING stdio` (with
-		// h.node, MCPSNOOP_E2E_NODE22) and returns the bridge's URL: the
-		// bridge records what it carries, so no proxy goes in front. Its
-		// rows then join agreement.tsv through -update.
+		// server-everything's stdio mode through mcpsnoop bridge, which
+		// records every server process it starts: no proxy in front.
+		h.viaBridge("everything-bridge", h.node, h.everyth, "stdio"),
 	}
 }
 
@@ -65,6 +70,74 @@ func (h *harness) viaProxy(name string, start func(t *testing.T) string) serverP
 			}
 		}
 	}}
+}
+
+// viaBridge is a stdio server behind `mcpsnoop bridge`, one bridge per
+// recording. The bridge writes a log per server process it starts (one
+// per 2025-11-25 session, one shared by 2026-07-28 requests) and its own
+// for requests it refused itself; stopping it merges them by time into
+// the recording, for Split.
+func (h *harness) viaBridge(name string, server ...string) serverPeer {
+	return serverPeer{name: name, merged: true, record: func(t *testing.T, log string) (string, func()) {
+		logs := strings.TrimSuffix(log, ".jsonl") + "-logs"
+		cmd := exec.Command(h.mcpsnoop, append([]string{"bridge", "--listen", "127.0.0.1:0", "--log-dir", logs, "--"}, server...)...)
+		cmd.Env = append(os.Environ(), "MCPSNOOP_HOME="+h.home)
+		cmd.Dir = h.dir
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start mcpsnoop bridge: %v", err)
+		}
+		url, said := bridgeServing(stderr)
+		if url == "" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("mcpsnoop bridge did not say where it serves:\n%s", <-said)
+		}
+		return url, func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			err := cmd.Wait()
+			out := <-said
+			if err != nil {
+				t.Errorf("mcpsnoop bridge: %v\n%s", err, out)
+			}
+			paths, _ := filepath.Glob(filepath.Join(logs, "*.jsonl"))
+			if len(paths) == 0 {
+				t.Fatalf("mcpsnoop bridge wrote no log in %s:\n%s", logs, out)
+			}
+			if err := Merge(paths, log); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}}
+}
+
+// bridgeServing reads the bridge's stderr up to the line that says where
+// it serves and returns that URL ("" when it ended first); the rest of
+// what it says arrives on the channel once it exits.
+func bridgeServing(stderr io.Reader) (string, <-chan string) {
+	serving := regexp.MustCompile(`^mcpsnoop bridge: serving .* at (http://\S+)`)
+	r := bufio.NewReader(stderr)
+	var said strings.Builder
+	rest := make(chan string, 1)
+	for {
+		line, err := r.ReadString('\n')
+		said.WriteString(line)
+		if m := serving.FindStringSubmatch(line); m != nil {
+			go func() {
+				b, _ := io.ReadAll(r)
+				said.Write(b)
+				rest <- said.String()
+			}()
+			return m[1], rest
+		}
+		if err != nil {
+			rest <- said.String()
+			return "", rest
+		}
+	}
 }
 
 // startGoServer runs the Go SDK's conformance server on a free loopback
@@ -139,7 +212,7 @@ func (h *harness) runServerScenarios(t *testing.T, s suite, peer serverPeer) []R
 	if len(results) == 0 {
 		t.Fatalf("%s: the suite ran no scenario", what)
 	}
-	pieces, err := Split(log, results, filepath.Join(dir, "scenarios"))
+	pieces, err := Split(log, results, filepath.Join(dir, "scenarios"), peer.merged)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -59,7 +60,7 @@ func TestSplit(t *testing.T) {
 		"ping":             "2026-12-06T14:05:01.095Z",
 		"tools-call-error": "2026-12-06T14:05:01.768Z",
 		"auth/empty":       "2026-12-06T14:05:02.000Z",
-	}), filepath.Join(dir, "pieces"))
+	}), filepath.Join(dir, "pieces"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,17 +126,17 @@ func TestSplitRefuses(t *testing.T) {
 	os.WriteFile(log, []byte(proxyLog), 0o644)
 	// Traffic before the first scenario began: something else talked to
 	// the proxy.
-	if _, err := Split(log, results(map[string]string{"ping": "2026-12-06T14:05:01.096Z"}), filepath.Join(dir, "a")); err == nil || !strings.Contains(err.Error(), "before the first scenario") {
+	if _, err := Split(log, results(map[string]string{"ping": "2026-12-06T14:05:01.096Z"}), filepath.Join(dir, "a"), false); err == nil || !strings.Contains(err.Error(), "before the first scenario") {
 		t.Errorf("traffic before the first scenario: %v", err)
 	}
 	// Scenarios out of order.
 	rs := results(map[string]string{"ping": "2026-12-06T14:05:01.095Z", "tools-call-error": "2026-12-06T14:05:01.000Z"})
-	if _, err := Split(log, rs, filepath.Join(dir, "b")); err == nil || !strings.Contains(err.Error(), "out of order") {
+	if _, err := Split(log, rs, filepath.Join(dir, "b"), false); err == nil || !strings.Contains(err.Error(), "out of order") {
 		t.Errorf("scenarios out of order: %v", err)
 	}
 	// A line that is not a frame.
 	os.WriteFile(log, []byte(proxyLog+"not json\n"), 0o644)
-	if _, err := Split(log, results(map[string]string{"ping": "2026-12-06T14:05:01.095Z"}), filepath.Join(dir, "c")); err == nil || !strings.Contains(err.Error(), "recording.jsonl:7") {
+	if _, err := Split(log, results(map[string]string{"ping": "2026-12-06T14:05:01.095Z"}), filepath.Join(dir, "c"), false); err == nil || !strings.Contains(err.Error(), "recording.jsonl:7") {
 		t.Errorf("a broken line: %v", err)
 	}
 }
@@ -154,11 +155,83 @@ func TestSplitAtTheLaterOfEndAndStart(t *testing.T) {
 		{Scenario: "ping", Start: at("2026-12-06T14:05:01.095Z"), End: at("2026-12-06T14:05:01.767999999Z")},
 		{Scenario: "tools-call-error", Start: at("2026-12-06T14:05:01.767Z"), End: at("2026-12-06T14:05:01.9Z")},
 	}
-	pieces, err := Split(log, rs, filepath.Join(dir, "pieces"))
+	pieces, err := Split(log, rs, filepath.Join(dir, "pieces"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pieces[0].Frames != 3 || pieces[1].Frames != 2 {
 		t.Errorf("ping has %d frames, tools-call-error %d; want 3 and 2", pieces[0].Frames, pieces[1].Frames)
+	}
+}
+
+// TestMergeThenSplit: the bridge's logs, one per server process, merged
+// by time and cut into scenarios. A session that opens with initialize
+// (a 2025-11-25 session, a process of its own) stays whole in the scenario
+// it began in, its late answer too; the shared 2026-07-28 process is cut
+// by time. Each session's frames keep their own seq run, so check counts
+// none lost.
+func TestMergeThenSplit(t *testing.T) {
+	dir := t.TempDir()
+	logA := `{"session_id":"a","seq":1,"ts":"2026-12-06T14:05:01.000Z","direction":"meta","transport":"stdio","raw":{"command":["node"]}}
+{"session_id":"a","seq":2,"ts":"2026-12-06T14:05:01.100Z","direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":0,"method":"initialize"}}
+{"session_id":"a","seq":3,"ts":"2026-12-06T14:05:02.300Z","direction":"s2c","transport":"stdio","raw":{"jsonrpc":"2.0","id":0,"result":{}}}
+`
+	logShared := `{"session_id":"s","seq":1,"ts":"2026-12-06T14:05:01.150Z","direction":"meta","transport":"stdio","raw":{"command":["node"]}}
+{"session_id":"s","seq":2,"ts":"2026-12-06T14:05:01.200Z","direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}
+{"session_id":"s","seq":3,"ts":"2026-12-06T14:05:01.210Z","direction":"s2c","transport":"stdio","raw":{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}}
+{"session_id":"s","seq":4,"ts":"2026-12-06T14:05:02.100Z","direction":"c2s","transport":"stdio","raw":{"jsonrpc":"2.0","id":2,"method":"tools/list"}}
+{"session_id":"s","seq":5,"ts":"2026-12-06T14:05:02.110Z","direction":"s2c","transport":"stdio","raw":{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}}
+`
+	a, shared, merged := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "merged.jsonl")
+	os.WriteFile(a, []byte(logA), 0o644)
+	os.WriteFile(shared, []byte(logShared), 0o644)
+	if err := Merge([]string{a, shared}, merged); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, f := range readFrames(t, merged) {
+		var sid string
+		json.Unmarshal(f["session_id"], &sid)
+		order = append(order, sid+string(f["seq"]))
+	}
+	if want := []string{"a1", "a2", "s1", "s2", "s3", "s4", "s5", "a3"}; !reflect.DeepEqual(order, want) {
+		t.Errorf("merged: %v, want %v", order, want)
+	}
+	start := func(s string) time.Time { ts, _ := time.Parse(time.RFC3339Nano, s); return ts }
+	rs := []Result{
+		{Scenario: "one", Start: start("2026-12-06T14:05:00.900Z"), End: start("2026-12-06T14:05:01.250Z")},
+		{Scenario: "two", Start: start("2026-12-06T14:05:02.000Z"), End: start("2026-12-06T14:05:03.000Z")},
+	}
+	for _, tc := range []struct {
+		bySession bool
+		want      [][]string
+	}{
+		{true, [][]string{
+			// a's late answer stays with its request.
+			{"a-one#1", "a-one#2", "s-one#1", "s-one#2", "s-one#3", "a-one#3"},
+			{"a-two#1", "s-two#1", "s-two#2"},
+		}},
+		{false, [][]string{
+			{"a-one#1", "a-one#2", "s-one#1", "s-one#2", "s-one#3"},
+			{"a-two#1", "s-two#1", "s-two#2", "a-two#2"},
+		}},
+	} {
+		pieces, err := Split(merged, rs, filepath.Join(dir, fmt.Sprint(tc.bySession)), tc.bySession)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [][]string
+		for _, p := range pieces {
+			var frames []string
+			for _, f := range readFrames(t, p.Path) {
+				var sid string
+				json.Unmarshal(f["session_id"], &sid)
+				frames = append(frames, sid+"#"+string(f["seq"]))
+			}
+			got = append(got, frames)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("bySession %v: pieces %v, want %v", tc.bySession, got, tc.want)
+		}
 	}
 }
