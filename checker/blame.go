@@ -72,13 +72,19 @@ func (s *session) unlistedTool(c *call) bool {
 
 // statusParty is who is at fault for an HTTP failure with no JSON-RPC
 // answer: a gateway's 502, 503 or 504 is the transport's; a 4xx refusing
-// a request that broke a rule is the client's; any other is the server's.
+// a request that broke a rule is the client's, and so is a 404 to a
+// request on a session the client had ended; any other is the server's.
 func (fc *frameCtx) statusParty() Party {
 	switch fc.f.Status {
 	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return PartyTransport
 	}
 	if c := fc.call; c != nil && fc.f.Status < 500 && fc.s.requestBroke(c) {
+		return c.caller()
+	}
+	if c := fc.call; c != nil && fc.f.Status == http.StatusNotFound && fc.s.http.ended {
+		// A request on a session the client ended itself (DELETE): the
+		// 404 is what the server must answer (2025-11-25 transports).
 		return c.caller()
 	}
 	return sender(fc.f.Direction)

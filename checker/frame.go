@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -110,11 +111,14 @@ func (fc *frameCtx) taskError(c *call, taskID, detail string) {
 
 // unmatchedError counts an error response that answers no call: the
 // sender's fault, unless it is the id-less answer JSON-RPC prescribes for a
-// request that could not be read.
+// request that could not be read (and a request was sent: not a GET's).
 func (fc *frameCtx) unmatchedError() {
 	fc.s.counters.Errors++
 	party := sender(fc.f.Direction)
-	if idless := fc.msg.idText() == "" || fc.msg.idText() == "null"; idless && unreadableRequestError(fc.msg.errorVal) {
+	// A GET or a DELETE carries no JSON-RPC request, so an id-less error
+	// answering one blames no request of the client's.
+	bodiless := fc.f.HTTPMethod == http.MethodGet || fc.f.HTTPMethod == http.MethodDelete
+	if idless := fc.msg.idText() == "" || fc.msg.idText() == "null"; idless && !bodiless && unreadableRequestError(fc.msg.errorVal) {
 		party = sender(opposite(fc.f.Direction))
 	}
 	fc.errs = append(fc.errs, frameError{

@@ -11,9 +11,11 @@ package checker
 //     HTTP method nor the request it answers (an older log) is taken for
 //     one of those, since a POST's answer names its request (reply_to);
 //   - a 401 is the first half of an authorization: no error when a later
-//     request of the same method (for tools/call, the same tool) succeeds
-//     in the session, else an error quoting the challenge, the client's
-//     (it never got its credentials accepted);
+//     request of the same method (for tools/call, the same tool) gets
+//     through in the session (a result, or a JSON-RPC error that came with
+//     neither 401 nor 403, which is judged on its own), else an error
+//     quoting the challenge, the client's (it never got its credentials
+//     accepted);
 //   - a failure answering a POST that carried only notifications or
 //     responses is a warning (W60): nothing waited for an answer;
 //   - any other is an error, as before.
@@ -49,6 +51,8 @@ type httpState struct {
 	// any answer on that connection.
 	posted map[string]postedBody
 	ended  bool // a DELETE ended the session (a later GET may get 404)
+	// endpoints are the paths that carried JSON-RPC (endpoint.go).
+	endpoints []string
 	// loopbackTarget: the proxy's meta frame names a target on the
 	// loopback (W50).
 	loopbackTarget bool
@@ -164,6 +168,13 @@ func (s *session) succeeded(c *call) {
 			h.settled = true
 		}
 	}
+}
+
+// pastAuthorization reports whether a JSON-RPC answer with this HTTP
+// status shows the request got past authorization: any answer but a 401
+// or a 403 (a stdio frame's status is 0).
+func pastAuthorization(status int) bool {
+	return status != http.StatusUnauthorized && status != http.StatusForbidden
 }
 
 // unsettled401s reports, when the session ends, each 401 no later success

@@ -141,6 +141,11 @@ func (s *session) lateAnswer(fc *frameCtx, c *call) {
 func (s *session) settle(fc *frameCtx, c *call, errored bool, detail string, size int) {
 	if errored {
 		fc.callError(c, detail)
+		if pastAuthorization(fc.f.Status) {
+			// The request got through the authorization a held 401 was
+			// the first half of; its error is judged on its own.
+			s.succeeded(c)
+		}
 	}
 	s.conclude(c, fc.f.TS, errored, size)
 }

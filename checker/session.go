@@ -150,6 +150,10 @@ func (s *session) ingest(f *capture.Frame, pos Position) {
 		}
 		s.emitEvent(f, pos, ordinal, EventOther)
 		return
+	case s.offEndpoint(f):
+		// An OAuth exchange on another path of the origin (endpoint.go).
+		s.emitEvent(f, pos, ordinal, EventOther)
+		return
 	}
 	fc := &frameCtx{s: s, f: f, pos: pos, ordinal: ordinal, callIndex: -1}
 	if s.probe != nil {

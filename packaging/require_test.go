@@ -50,8 +50,8 @@ func TestCIRequiresTheE2EPrerequisites(t *testing.T) {
 			t.Errorf(".ci/run runs an e2e step without MCPSNOOP_E2E_REQUIRE=1, so a missing prerequisite would only skip:\n%s", line)
 		}
 	}
-	if steps != 5 {
-		t.Errorf(".ci/run has %d e2e go test steps, want 5 (./cmd/mcpsnoop/, ./capture/stdio/wintest/, ./packaging/, ./examples/conformance/ and ./serve/mock/)", steps)
+	if steps != 6 {
+		t.Errorf(".ci/run has %d e2e go test steps, want 6 (./cmd/mcpsnoop/, ./capture/stdio/wintest/, ./packaging/, ./examples/conformance/, ./serve/mock/ and ./e2e/conformance/)", steps)
 	}
 }
 

@@ -131,6 +131,11 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 		return httpFail("%v", err)
 	}
 	defer closeSink(st.sink, notes, "mcpsnoop http") // after the log is closed below
+	// Signals are ours before the listening line is: a supervisor that
+	// stops the proxy as soon as it says where it listens gets a flushed
+	// log and exit 0, not a process killed mid-start.
+	sigs, stopSignals := httpSignals()
+	defer stopSignals()
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return httpFail("%v", err)
@@ -158,8 +163,6 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 		httpListening(ln.Addr())
 	}
 
-	sigs, stopSignals := httpSignals()
-	defer stopSignals()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	var serveErr error
