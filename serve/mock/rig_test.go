@@ -16,7 +16,6 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/serve/mock/mocktest"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 )
 
@@ -169,19 +168,6 @@ func errorCode(t *testing.T, m map[string]json.RawMessage) (int, string) {
 		t.Fatalf("want an error, got %s %s", m["result"], m["error"])
 	}
 	return e.Code, e.Message
-}
-
-// goClient connects the Go SDK's client, with script's options, through
-// a transport that keeps what it read.
-func goClient(t *testing.T, tr mcp.Transport) (*mcp.ClientSession, *mocktest.Raw) {
-	t.Helper()
-	raw := &mocktest.Raw{Transport: tr}
-	c := mcp.NewClient(&mcp.Implementation{Name: "mock-test", Version: "1"}, mocktest.Options())
-	s, err := c.Connect(context.Background(), raw, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, raw
 }
 
 // sameAsRecorded asserts that every answer the client read carries the

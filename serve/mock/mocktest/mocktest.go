@@ -19,16 +19,27 @@ import (
 // that server-everything offers its tools that ask the client. It offers
 // no roots: server-everything asks for them at a time of its own, which
 // would put its roots/list wherever it happened to fall in the recording.
+//
+// Sampling is deprecated as of 2026-07-28, but the recorded server still
+// uses it in the revisions it speaks, and the mock must answer what it
+// recorded.
 func Options() *mcp.ClientOptions {
 	return &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{},
-		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			return &mcp.CreateMessageResult{Model: "mcpsnoop-test", Role: "assistant", Content: &mcp.TextContent{Text: "hi from the client"}}, nil
-		},
+		//lint:ignore SA1019 the recorded server samples the client (see above)
+		CreateMessageHandler: sample,
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		},
 	}
+}
+
+// sample answers the server's sampling request.
+//
+//lint:ignore SA1019 the recorded server samples the client (see Options)
+func sample(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	//lint:ignore SA1019 the recorded server samples the client (see Options)
+	return &mcp.CreateMessageResult{Model: "mcpsnoop-test", Role: "assistant", Content: &mcp.TextContent{Text: "hi from the client"}}, nil
 }
 
 // Run is the session; every step must succeed.
