@@ -25,7 +25,7 @@ const rulesIntro = `# The rule catalogue
 
 <!-- Generated from the checker's rule catalogue (checker/rulecatalog.go) by go -C tools/docgen run . -- do not edit. -->
 
-Every ` + "`warn`" + ` rule (W1–W45 as the reference tool numbers them, W46–W49
+Every ` + "`warn`" + ` rule (W1–W45 as the reference tool numbers them, W46–W61
 ours), the server's own ` + "`-32020`" + ` (M1) and ` + "`wire`" + `, with the protocol
 revisions each is judged under (✓) and the section of the specification it
 enforces. Where the section moved between revisions both are linked. The
