@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Where a text was found decides which cues count: a definition (a
@@ -25,56 +26,69 @@ type Cue struct {
 	Dest  string // S3: the destination named
 }
 
-// The S1 cues: instruction blocks in tags, and phrases that keep the user
-// out of what the model is told to do.
-var hiddenInstruction = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)<\s*/?\s*(?:important|system|instructions?|secret|hidden)\s*>`),
-	regexp.MustCompile(`(?i)\b(?:do\s+not|don't|never|must\s+not)\s+(?:tell|inform|mention|reveal|notify|alert|disclose)(?:\s+[\w']+){0,4}?\s+(?:to\s+)?the\s+user\b`),
-	regexp.MustCompile(`(?i)\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+user\b`),
-	regexp.MustCompile(`(?i)\bthe\s+user\s+(?:must|should)\s+not\s+(?:know|see|notice|be\s+told)\b`),
-	regexp.MustCompile(`(?i)\bbefore\s+(?:using|calling|invoking)\s+this\s+tool,?\s+(?:you\s+must\s+|first\s+|always\s+)?(?:read|open|cat|load|send|pass|include|provide)\b`),
+// patterns are the rules' regular expressions, compiled on first use:
+// every start of mcpsnoop would pay for them at init (600 KB), and only
+// check --security runs them.
+type patterns struct {
+	hiddenInstruction                        []*regexp.Regexp
+	privateFile, privateFileResult, readVerb *regexp.Regexp
+	sendTo, sentData, bccTo                  *regexp.Regexp
+	shadowing, injection                     []*regexp.Regexp
+	shellPipe, shellPipeAsk                  *regexp.Regexp
 }
 
-// The S2 cues: a credential or private file, and a verb asking for it
-// shortly before. privateFileResult are those a result must name to count
-// (.env and friends appear in ordinary READMEs and listings).
-var (
-	privateFile       = regexp.MustCompile(`(?i)(?:~|\$HOME|%USERPROFILE%)?[/\\]?\.ssh\b(?:[/\\][\w.-]+)?|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'` + "`" + `(/\\])\.env\b(?:\.(?:local|production|prod|development))?|\.aws[/\\]credentials\b|\.netrc\b|\.npmrc\b|\.pgpass\b|\.git-credentials\b|\bmcp\.json\b|\bclaude_desktop_config\.json\b|/etc/shadow\b|\.kube[/\\]config\b|\.docker[/\\]config\.json\b`)
-	privateFileResult = regexp.MustCompile(`(?i)\.ssh\b(?:[/\\][\w.-]+)?|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws[/\\]credentials\b|\.git-credentials\b|\bmcp\.json\b|\bclaude_desktop_config\.json\b|/etc/shadow\b`)
-	readVerb          = regexp.MustCompile(`(?i)\b(?:read|open|cat|include|send|pass|provide|upload|attach|fetch|load|access|print|output|return|leak|share|dump)\b`)
-)
-
-// The S3 cue: a verb of sending, what is sent, and where to.
-var (
-	sendTo   = regexp.MustCompile(`(?i)\b(?:send|post|upload|forward|transmit|exfiltrate|leak|copy|submit)\b([^.\n]{0,120}?)\b(?:to|at)\s+<?(https?://[^\s"'<>)\]` + "`" + `]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)`)
-	sentData = regexp.MustCompile(`(?i)\b(?:data|contents?|conversations?|history|chat|messages?|emails?|credentials?|keys?|tokens?|secrets?|passwords?|files?|everything|information|context|notes)\b`)
-	bccTo    = regexp.MustCompile(`(?i)\b(?:add|include|put|set)\s+(?:a\s+)?b?cc\b[^.\n]{0,20}?\b([\w.+-]+@[\w-]+(?:\.[\w-]+)+)`)
-)
-
-// The S4 cues: a tool named the way a tool is (snake_case, kebab-case in
-// quotes, camelCase), in a phrase about when it is used.
+// The S4 cues name a tool the way a tool is named (snake_case,
+// kebab-case in quotes, camelCase).
 const toolName = "((?-i:[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+))"
 
-var shadowing = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)\b(?:when(?:ever)?|before|after|if)\s+(?:the\s+)?[` + "`" + `'"]?` + toolName + `[` + "`" + `'"]?\s+(?:tool\s+)?(?:is|gets|was)\s+(?:used|called|invoked|run|executed)\b`),
-	regexp.MustCompile(`(?i)\b(?:when(?:ever)?|before|after)\s+(?:you\s+)?(?:use|call|invoke|using|calling|invoking)\s+(?:the\s+)?[` + "`" + `'"]?` + toolName + `\b`),
-	regexp.MustCompile(`(?i)\binstead\s+of\s+(?:using\s+|calling\s+)?(?:the\s+)?[` + "`" + `'"]?` + toolName + `\b`),
-}
+// shellPipeLine is how far before a command a result's request to run it
+// may be (S6).
+const shellPipeLine = 200
 
-// The S6 cues: overriding instructions, role switches, and commands piped
-// into a shell.
-var (
-	injection = []*regexp.Regexp{
+var compiled = sync.OnceValue(func() *patterns {
+	p := &patterns{}
+	// The S1 cues: instruction blocks in tags, and phrases that keep the user
+	// out of what the model is told to do.
+	p.hiddenInstruction = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)<\s*/?\s*(?:important|system|instructions?|secret|hidden)\s*>`),
+		regexp.MustCompile(`(?i)\b(?:do\s+not|don't|never|must\s+not)\s+(?:tell|inform|mention|reveal|notify|alert|disclose)(?:\s+[\w']+){0,4}?\s+(?:to\s+)?the\s+user\b`),
+		regexp.MustCompile(`(?i)\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+user\b`),
+		regexp.MustCompile(`(?i)\bthe\s+user\s+(?:must|should)\s+not\s+(?:know|see|notice|be\s+told)\b`),
+		regexp.MustCompile(`(?i)\bbefore\s+(?:using|calling|invoking)\s+this\s+tool,?\s+(?:you\s+must\s+|first\s+|always\s+)?(?:read|open|cat|load|send|pass|include|provide)\b`),
+	}
+
+	// The S2 cues: a credential or private file, and a verb asking for it
+	// shortly before. privateFileResult are those a result must name to count
+	// (.env and friends appear in ordinary READMEs and listings).
+	p.privateFile = regexp.MustCompile(`(?i)(?:~|\$HOME|%USERPROFILE%)?[/\\]?\.ssh\b(?:[/\\][\w.-]+)?|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|(?:^|[\s"'` + "`" + `(/\\])\.env\b(?:\.(?:local|production|prod|development))?|\.aws[/\\]credentials\b|\.netrc\b|\.npmrc\b|\.pgpass\b|\.git-credentials\b|\bmcp\.json\b|\bclaude_desktop_config\.json\b|/etc/shadow\b|\.kube[/\\]config\b|\.docker[/\\]config\.json\b`)
+	p.privateFileResult = regexp.MustCompile(`(?i)\.ssh\b(?:[/\\][\w.-]+)?|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws[/\\]credentials\b|\.git-credentials\b|\bmcp\.json\b|\bclaude_desktop_config\.json\b|/etc/shadow\b`)
+	p.readVerb = regexp.MustCompile(`(?i)\b(?:read|open|cat|include|send|pass|provide|upload|attach|fetch|load|access|print|output|return|leak|share|dump)\b`)
+
+	// The S3 cue: a verb of sending, what is sent, and where to.
+	p.sendTo = regexp.MustCompile(`(?i)\b(?:send|post|upload|forward|transmit|exfiltrate|leak|copy|submit)\b([^.\n]{0,120}?)\b(?:to|at)\s+<?(https?://[^\s"'<>)\]` + "`" + `]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)`)
+	p.sentData = regexp.MustCompile(`(?i)\b(?:data|contents?|conversations?|history|chat|messages?|emails?|credentials?|keys?|tokens?|secrets?|passwords?|files?|everything|information|context|notes)\b`)
+	p.bccTo = regexp.MustCompile(`(?i)\b(?:add|include|put|set)\s+(?:a\s+)?b?cc\b[^.\n]{0,20}?\b([\w.+-]+@[\w-]+(?:\.[\w-]+)+)`)
+
+	// The S4 cues: a tool (toolName) in a phrase about when it is used.
+	p.shadowing = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\b(?:when(?:ever)?|before|after|if)\s+(?:the\s+)?[` + "`" + `'"]?` + toolName + `[` + "`" + `'"]?\s+(?:tool\s+)?(?:is|gets|was)\s+(?:used|called|invoked|run|executed)\b`),
+		regexp.MustCompile(`(?i)\b(?:when(?:ever)?|before|after)\s+(?:you\s+)?(?:use|call|invoke|using|calling|invoking)\s+(?:the\s+)?[` + "`" + `'"]?` + toolName + `\b`),
+		regexp.MustCompile(`(?i)\binstead\s+of\s+(?:using\s+|calling\s+)?(?:the\s+)?[` + "`" + `'"]?` + toolName + `\b`),
+	}
+
+	// The S6 cues: overriding instructions, role switches, and commands piped
+	// into a shell.
+	p.injection = []*regexp.Regexp{
 		regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*(?:previous|prior|above|earlier|preceding|system)\s+(?:instructions|prompts?|rules|directions|directives|messages)\b`),
 		regexp.MustCompile(`(?i)<\|im_start\|>\s*(?:system|assistant)|\[/?INST\]|<<SYS>>`),
 		regexp.MustCompile(`(?im)^\s*(?:system|assistant)\s*:\s*(?:you\s+(?:are|must|will|should)\b|ignore\b|from\s+now\s+on\b|new\s+instructions\b)`),
 		regexp.MustCompile(`(?i)\byou\s+are\s+now\s+(?:in\s+developer\s+mode|DAN|jailbroken|unrestricted)\b`),
 		regexp.MustCompile(`(?i)\bnew\s+(?:system\s+)?instructions\s*:`),
 	}
-	shellPipe     = regexp.MustCompile(`(?i)\b(?:curl|wget)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\bbase64\s+(?:-d|--decode)\b[^\n|]{0,80}\|\s*(?:sudo\s+)?(?:ba)?sh\b|\bpowershell(?:\.exe)?\s+(?:-\w+\s+)*-e(?:nc|ncodedcommand)?\s+[A-Za-z0-9+/=]{20,}`)
-	shellPipeAsk  = regexp.MustCompile(`(?i)\b(?:you\s+must|you\s+should|please|now|immediately)\s+(?:run|execute)\b`)
-	shellPipeLine = 200 // how far before the command a result's request to run it may be
-)
+	p.shellPipe = regexp.MustCompile(`(?i)\b(?:curl|wget)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\bbase64\s+(?:-d|--decode)\b[^\n|]{0,80}\|\s*(?:sudo\s+)?(?:ba)?sh\b|\bpowershell(?:\.exe)?\s+(?:-\w+\s+)*-e(?:nc|ncodedcommand)?\s+[A-Za-z0-9+/=]{20,}`)
+	p.shellPipeAsk = regexp.MustCompile(`(?i)\b(?:you\s+must|you\s+should|please|now|immediately)\s+(?:run|execute)\b`)
+	return p
+})
 
 // Scan returns the cues of S1-S6 in text, at most one per rule (the first).
 // own are the names the server itself offers (its tools, and their input
@@ -89,7 +103,7 @@ func Scan(text string, where Where, own map[string]bool) []Cue {
 	lower := lowerASCII(text)
 	var out []Cue
 	if c, ok := within(text, lower, s1Literals, 160, 160, func(w string) (Cue, bool) {
-		if m := firstOf(hiddenInstruction, w); m != "" {
+		if m := firstOf(compiled().hiddenInstruction, w); m != "" {
 			return Cue{Rule: "S1", Why: "hidden instruction", Match: m}, true
 		}
 		return Cue{}, false
@@ -211,9 +225,9 @@ func firstOf(res []*regexp.Regexp, text string) string {
 // privateFileCue finds a private file named shortly after a verb asking
 // for it, on the same line.
 func privateFileCue(text string, where Where) (Cue, bool) {
-	re := privateFile
+	re := compiled().privateFile
 	if where == InResult {
-		re = privateFileResult
+		re = compiled().privateFileResult
 	}
 	for _, loc := range re.FindAllStringIndex(text, 8) {
 		from := max(0, loc[0]-60)
@@ -221,7 +235,7 @@ func privateFileCue(text string, where Where) (Cue, bool) {
 			from += nl + 1
 		}
 		before := text[from:loc[0]]
-		v := readVerb.FindAllStringIndex(before, -1)
+		v := compiled().readVerb.FindAllStringIndex(before, -1)
 		if len(v) == 0 {
 			continue
 		}
@@ -233,14 +247,14 @@ func privateFileCue(text string, where Where) (Cue, bool) {
 
 // exfiltrationCue finds a request to send data to a URL or an address.
 func exfiltrationCue(text string) (Cue, bool) {
-	for _, m := range sendTo.FindAllStringSubmatchIndex(text, 8) {
-		if !sentData.MatchString(text[m[2]:m[3]]) {
+	for _, m := range compiled().sendTo.FindAllStringSubmatchIndex(text, 8) {
+		if !compiled().sentData.MatchString(text[m[2]:m[3]]) {
 			continue
 		}
 		dest := strings.TrimRight(text[m[4]:m[5]], ".,;:")
 		return Cue{Rule: "S3", Why: "exfiltration destination", Match: text[m[0]:m[5]], Dest: dest}, true
 	}
-	if m := bccTo.FindStringSubmatchIndex(text); m != nil {
+	if m := compiled().bccTo.FindStringSubmatchIndex(text); m != nil {
 		return Cue{Rule: "S3", Why: "exfiltration destination", Match: text[m[0]:m[1]], Dest: text[m[2]:m[3]]}, true
 	}
 	return Cue{}, false
@@ -249,7 +263,7 @@ func exfiltrationCue(text string) (Cue, bool) {
 // shadowingCue finds a phrase about when a tool the server does not offer
 // is used.
 func shadowingCue(text string, own map[string]bool) (Cue, bool) {
-	for _, re := range shadowing {
+	for _, re := range compiled().shadowing {
 		for _, m := range re.FindAllStringSubmatchIndex(text, 8) {
 			name := text[m[2]:m[3]]
 			if own[name] {
@@ -264,13 +278,13 @@ func shadowingCue(text string, own map[string]bool) (Cue, bool) {
 // injectionCue finds a prompt injection phrase; in a result a command
 // piped into a shell counts only when the text asks to run it.
 func injectionCue(text string, where Where) (Cue, bool) {
-	if m := firstOf(injection, text); m != "" {
+	if m := firstOf(compiled().injection, text); m != "" {
 		return Cue{Rule: "S6", Why: "prompt injection", Match: m}, true
 	}
-	for _, loc := range shellPipe.FindAllStringIndex(text, 8) {
+	for _, loc := range compiled().shellPipe.FindAllStringIndex(text, 8) {
 		if where == InResult {
 			from := max(0, loc[0]-shellPipeLine)
-			if !shellPipeAsk.MatchString(text[from:loc[0]]) {
+			if !compiled().shellPipeAsk.MatchString(text[from:loc[0]]) {
 				continue
 			}
 		}

@@ -177,7 +177,9 @@ scrape_configs:
 		`sum(mcpsnoop_tool_calls_total{server="sdkserver",tool="echo"})`:                          18,
 		`sum(mcpsnoop_tool_calls_total{server="sdkserver",tool="fail"})`:                          2,
 		`sum(mcpsnoop_tool_errors_total{server="sdkserver",tool="fail",error_type="tool"})`:       2,
-		`count(mcpsnoop_tool_errors_total{server="sdkserver",error_type="protocol"})`:             0,
+		`sum(mcpsnoop_tool_errors_total{server="sdkserver",error_type="protocol"})`:               0,
+		`count(mcpsnoop_tool_errors_total{server="sdkserver",error_type="protocol"})`:             2, // at 0, for echo and fail
+		`count(mcpsnoop_tool_errors_total{server="sdkserver",tool="echo"})`:                       2, // both error types, at 0
 		`sum(mcpsnoop_tool_call_duration_seconds_count{server="sdkserver"})`:                      20,
 		`sum(mcpsnoop_tool_call_duration_seconds_bucket{server="sdkserver",le="+Inf"})`:           20,
 		`sum(mcpsnoop_transport_errors_total{server="sdkserver"})`:                                0,
