@@ -195,12 +195,7 @@ func TestReserveBesideRegularFile(t *testing.T) {
 // buffer is flushed. The bound is for a hang only.
 func waitFlushed(t *testing.T, w *LogWriter) {
 	t.Helper()
-	idle := func() bool {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return w.waiting && w.head == w.tail && len(w.parked) == 0
-	}
-	for deadline := time.Now().Add(time.Minute); !idle(); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); !w.Idle(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the writer never flushed what it was given")
 		}

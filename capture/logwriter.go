@@ -260,6 +260,16 @@ func (w *LogWriter) Queued() int {
 	return int(w.tail-w.head) + len(w.parked)
 }
 
+// Idle reports whether the writer has written out everything it was
+// given and sleeps until more comes: nothing queued, nothing parked, its
+// buffer flushed (it only sleeps with nothing buffered). Tests wait on it
+// instead of guessing how long a flush takes.
+func (w *LogWriter) Idle() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.waiting && w.head == w.tail && len(w.parked) == 0
+}
+
 // Meta queues the meta frame; call it before any other frame so it is seq 1.
 func (w *LogWriter) Meta(m SessionMeta) {
 	w.apply(Meta, []op{{kind: opAdd, data: m.JSON(), json: true}})

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/capture/capturetest"
@@ -196,8 +195,7 @@ func TestTapDiskFull(t *testing.T) {
 	}
 	// Small lines after the big ones fill what is left to less than a
 	// closing frame, which only the room set aside takes.
-	waitFor(t, "the log writer's queue to drain", func() bool { return w.Queued() == 0 })
-	time.Sleep(50 * time.Millisecond) // past its idle polls, to the flush
+	waitFor(t, "the log writer to write out and flush what it was given", w.Idle)
 	for i := 0; i < 300; i++ {
 		send(s2c, `{"n":`+itoa(i)+`}`+"\n")
 	}
@@ -255,8 +253,7 @@ func TestTapLostFrames(t *testing.T) {
 					// Past the bound or the room already: once these are
 					// flushed, the frames after them are lost before they
 					// are even written.
-					waitFor(t, "the log writer's queue to drain", func() bool { return w.Queued() == 0 })
-					time.Sleep(50 * time.Millisecond) // past its idle polls, to the flush
+					waitFor(t, "the log writer to write out and flush what it was given", w.Idle)
 				}
 			}
 			lost := w.Close()
