@@ -1,18 +1,16 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/capture/stdio"
-	"github.com/mcpsnoop/mcpsnoop/internal/hostcheck"
 	"github.com/mcpsnoop/mcpsnoop/serve"
 	"github.com/mcpsnoop/mcpsnoop/serve/bridge"
 	"github.com/spf13/cobra"
@@ -130,17 +128,9 @@ func runBridge(cmd *cobra.Command, args []string, o *bridgeOptions) error {
 		return bridgeFail("%v", err)
 	}
 	defer closeSink(st.sink, notes, "mcpsnoop bridge") // after the logs are closed below
-	ln, err := net.Listen("tcp", o.listen)
+	l, err := listenHTTP("mcpsnoop bridge", o.listen, o.allowOrigins, notes)
 	if err != nil {
 		return bridgeFail("%v", err)
-	}
-	guard, err := hostcheck.New(ln.Addr().String(), o.allowOrigins)
-	if err != nil {
-		ln.Close()
-		return bridgeFail("%v", err)
-	}
-	if !guard.Active() && len(o.allowOrigins) > 0 {
-		fmt.Fprintf(notes, "mcpsnoop bridge: warning: --allow-origin does nothing here: %s is not a loopback address, so no request's Host or Origin is checked\n", ln.Addr())
 	}
 
 	b := bridge.New(bridge.Options{
@@ -151,34 +141,21 @@ func runBridge(cmd *cobra.Command, args []string, o *bridgeOptions) error {
 		return openBridgeLog(st, st.label+"-bridge", notes)
 	})
 	h := serve.NewHandler(serve.Options{
-		Name: "mcpsnoop bridge", Backend: b, Guard: guard, Notices: notes,
+		Name: "mcpsnoop bridge", Backend: b, Guard: l.guard, Notices: notes,
 		OnRefuse: refusals.Record, SessionIdle: o.sessionIdle,
 	})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
-	fmt.Fprintf(notes, "mcpsnoop bridge: serving %q at http://%s%s\n", strings.Join(st.redactor.Command(args), " "), ln.Addr(), serve.DefaultPath)
+	fmt.Fprintf(notes, "mcpsnoop bridge: serving %q at http://%s%s\n", strings.Join(st.redactor.Command(args), " "), l.Addr(), serve.DefaultPath)
 	if bridgeListening != nil {
-		bridgeListening(ln.Addr())
-	}
-
-	sigs, stopSignals := httpSignals()
-	defer stopSignals()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	var serveErr error
-	select {
-	case serveErr = <-served:
-	case sig := <-sigs:
-		fmt.Fprintf(notes, "mcpsnoop bridge: %s: shutting down\n", stdio.SignalName(sig))
+		bridgeListening(l.Addr())
 	}
 	// The servers are told first (their input ends), so that the streams
 	// waiting on them end and the HTTP server's shutdown has nothing long
 	// to wait for.
-	h.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
-	if err := srv.Shutdown(ctx); err != nil {
-		_ = srv.Close()
-	}
-	cancel()
+	serveErr := l.serve(srv, notes, func(sigs <-chan os.Signal) {
+		h.Close()
+		shutdownServer(srv, httpShutdownGrace, sigs, nil)
+	})
 	b.Wait()
 	if lost := refusals.Close(); lost > 0 {
 		notes.Say(fmt.Sprintf("mcpsnoop bridge: %d frame(s) were dropped from the log %s; it is incomplete\n", lost, refusals.Path()))
@@ -186,7 +163,7 @@ func runBridge(cmd *cobra.Command, args []string, o *bridgeOptions) error {
 	if n := h.Dropped(); n > 0 {
 		notes.Say(fmt.Sprintf("mcpsnoop bridge: %d message(s) from the servers had no open stream to go to and were dropped (each is in its server's log)\n", n))
 	}
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+	if serveErr != nil {
 		return &exitError{code: 1, msg: "mcpsnoop bridge: " + serveErr.Error()}
 	}
 	return nil

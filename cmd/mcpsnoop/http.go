@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -14,8 +13,6 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/capture/httpcapture"
-	"github.com/mcpsnoop/mcpsnoop/capture/stdio"
-	"github.com/mcpsnoop/mcpsnoop/internal/hostcheck"
 	"github.com/spf13/cobra"
 )
 
@@ -131,24 +128,11 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 		return httpFail("%v", err)
 	}
 	defer closeSink(st.sink, notes, "mcpsnoop http") // after the log is closed below
-	// Signals are ours before the listening line is: a supervisor that
-	// stops the proxy as soon as it says where it listens gets a flushed
-	// log and exit 0, not a process killed mid-start.
-	sigs, stopSignals := httpSignals()
-	defer stopSignals()
-	ln, err := net.Listen("tcp", o.listen)
+	l, err := listenHTTP("mcpsnoop http", o.listen, o.allowOrigins, notes)
 	if err != nil {
 		return httpFail("%v", err)
 	}
-	guard, err := hostcheck.New(ln.Addr().String(), o.allowOrigins)
-	if err != nil {
-		ln.Close()
-		return httpFail("%v", err)
-	}
-	fmt.Fprintf(notes, "mcpsnoop http: listening on %s, forwarding to %s\n", ln.Addr(), target.Redacted())
-	if !guard.Active() && len(o.allowOrigins) > 0 {
-		fmt.Fprintf(notes, "mcpsnoop http: warning: --allow-origin does nothing here: %s is not a loopback address, so no request's Host or Origin is checked\n", ln.Addr())
-	}
+	fmt.Fprintf(notes, "mcpsnoop http: listening on %s, forwarding to %s\n", l.Addr(), target.Redacted())
 	var log *httpcapture.Log
 	if !st.noTrace {
 		log = openHTTPLog(st, notes, notes)
@@ -157,28 +141,18 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 			SessionID: capture.NewSessionID(st.label), Label: st.label, Path: "(no log)", Redactor: st.redactor,
 		})
 	}
-	proxy := httpcapture.NewProxy(httpcapture.ProxyOptions{Target: target, Log: log, Warn: notes, Guard: guard})
+	proxy := httpcapture.NewProxy(httpcapture.ProxyOptions{Target: target, Log: log, Warn: notes, Guard: l.guard})
 	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 30 * time.Second}
 	if httpListening != nil {
-		httpListening(ln.Addr())
+		httpListening(l.Addr())
 	}
-
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	var serveErr error
-	select {
-	case serveErr = <-served:
-	case sig := <-sigs:
-		fmt.Fprintf(notes, "mcpsnoop http: %s: shutting down\n", stdio.SignalName(sig))
-		shutdownHTTP(srv, proxy, sigs)
-		<-served
-	}
+	serveErr := l.serve(srv, notes, func(sigs <-chan os.Signal) { shutdownHTTP(srv, proxy, sigs) })
 	if log != nil {
 		if lost := log.Close(); lost > 0 {
 			notes.Say(fmt.Sprintf("mcpsnoop http: %d frame(s) were dropped from the log %s; it is incomplete\n", lost, log.Path()))
 		}
 	}
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+	if serveErr != nil {
 		return &exitError{code: 1, msg: "mcpsnoop http: " + serveErr.Error()}
 	}
 	return nil
@@ -193,19 +167,7 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 // http.Server neither waits for nor closes, are ended by the proxy.
 func shutdownHTTP(srv *http.Server, proxy *httpcapture.Proxy, sigs <-chan os.Signal) {
 	proxy.CloseStreams()
-	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
-	defer cancel()
-	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	if err := srv.Shutdown(ctx); err != nil {
-		_ = srv.Close()
-	}
-	_ = proxy.Shutdown(ctx)
+	shutdownServer(srv, httpShutdownGrace, sigs, func(ctx context.Context) { _ = proxy.Shutdown(ctx) })
 }
 
 // openHTTPLog creates the session's log and says where it goes. A log that

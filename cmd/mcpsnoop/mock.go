@@ -13,7 +13,6 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/capture/stdio"
-	"github.com/mcpsnoop/mcpsnoop/internal/hostcheck"
 	"github.com/mcpsnoop/mcpsnoop/serve"
 	"github.com/mcpsnoop/mcpsnoop/serve/mock"
 	"github.com/spf13/cobra"
@@ -253,40 +252,23 @@ func closeMockLog(log *capture.LogWriter) {
 
 // serveMockHTTP serves Streamable HTTP until SIGINT or SIGTERM.
 func serveMockHTTP(e *mock.Engine, o *mockOptions, openLog func() *capture.LogWriter, notes *capture.Notices) error {
-	ln, err := net.Listen("tcp", o.listen)
+	l, err := listenHTTP("mcpsnoop mock", o.listen, o.allowOrigins, notes)
 	if err != nil {
-		return mockFail("%v", err)
-	}
-	guard, err := hostcheck.New(ln.Addr().String(), o.allowOrigins)
-	if err != nil {
-		ln.Close()
 		return mockFail("%v", err)
 	}
 	b := mock.NewBackend(e, func(bool) *capture.LogWriter { return openLog() })
-	h := serve.NewHandler(serve.Options{Name: "mcpsnoop mock", Backend: b, Guard: guard, Notices: notes, SessionIdle: o.sessionIdle})
+	h := serve.NewHandler(serve.Options{Name: "mcpsnoop mock", Backend: b, Guard: l.guard, Notices: notes, SessionIdle: o.sessionIdle})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
-	fmt.Fprintf(notes, "mcpsnoop mock: serving the recording at http://%s%s\n", ln.Addr(), serve.DefaultPath)
+	fmt.Fprintf(notes, "mcpsnoop mock: serving the recording at http://%s%s\n", l.Addr(), serve.DefaultPath)
 	if mockListening != nil {
-		mockListening(ln.Addr())
+		mockListening(l.Addr())
 	}
-	sigs, stopSignals := httpSignals()
-	defer stopSignals()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	var serveErr error
-	select {
-	case serveErr = <-served:
-	case sig := <-sigs:
-		fmt.Fprintf(notes, "mcpsnoop mock: %s: shutting down\n", stdio.SignalName(sig))
-	}
-	h.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
-	if err := srv.Shutdown(ctx); err != nil {
-		_ = srv.Close()
-	}
-	cancel()
+	serveErr := l.serve(srv, notes, func(sigs <-chan os.Signal) {
+		h.Close()
+		shutdownServer(srv, httpShutdownGrace, sigs, nil)
+	})
 	b.Wait()
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+	if serveErr != nil {
 		return &exitError{code: 1, msg: "mcpsnoop mock: " + serveErr.Error()}
 	}
 	return nil
