@@ -93,9 +93,11 @@ func TestNPMSignals(t *testing.T) {
 			t.Fatal(err)
 		}
 		if tc.then != 0 {
-			// SIGUSR1 first, then the signal that ends it: a launcher that
-			// let SIGUSR1 open its inspector has said so by then.
-			time.Sleep(200 * time.Millisecond)
+			// SIGUSR1 first, then the signal that ends it, with no pause:
+			// pending standard signals are delivered lowest number first
+			// (SIGUSR1 is 10, SIGTERM 15), to the launcher and again to
+			// the binary it passes them on to, so mcpsnoop has ignored
+			// SIGUSR1 before SIGTERM reaches it.
 			if err := cmd.Process.Signal(tc.then); err != nil {
 				t.Fatal(err)
 			}

@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 )
 
 // engineBinary finds a real engine: the environment variable, else the
@@ -134,6 +133,21 @@ func waitQuery(t *testing.T, base, q string, want float64) {
 	})
 }
 
+// waitScrapes waits until Prometheus has scraped the hub n more times
+// than it had when called, counted by its own up series.
+func waitScrapes(t *testing.T, base string, n float64) {
+	t.Helper()
+	const q = `count_over_time(up{job="mcpsnoop"}[1h])`
+	scrapes := func() float64 {
+		if r := promQuery(t, base, q); len(r) == 1 {
+			return r[0].value
+		}
+		return 0
+	}
+	want := scrapes() + n
+	waitFor(t, fmt.Sprintf("%s >= %v", q, want), func() bool { return scrapes() >= want })
+}
+
 // TestE2EPrometheus: a real Prometheus scrapes a metrics hub while real
 // sessions run through the shim binary; its query API then reports the
 // calls, errors and latency observations the sessions made, the flat
@@ -168,10 +182,10 @@ scrape_configs:
 	// before the second, so rates over the window see both.
 	shimSession(t, bins, home, nil, 10, nil)
 	waitQuery(t, base, `sum(mcpsnoop_tool_calls_total{server="sdkserver"})`, 10)
-	time.Sleep(2 * time.Second) // two more scrapes of the first round's values
+	waitScrapes(t, base, 2) // the first round's values, in two more samples
 	shimSession(t, bins, home, nil, 10, nil)
 	waitQuery(t, base, `sum(mcpsnoop_tool_calls_total{server="sdkserver"})`, 20)
-	time.Sleep(2 * time.Second)
+	waitScrapes(t, base, 2)
 
 	for q, want := range map[string]float64{
 		`sum(mcpsnoop_tool_calls_total{server="sdkserver",tool="echo"})`:                          18,
