@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonstring"
 	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 )
 
@@ -83,7 +84,9 @@ func newFrameEncoder(sessionID, label string) *frameEncoder {
 }
 
 // appendString appends s as encoding/json writes it.
-func (e *frameEncoder) appendString(dst []byte, s string) []byte { return AppendJSONString(dst, s) }
+func (e *frameEncoder) appendString(dst []byte, s string) []byte {
+	return jsonstring.Append(dst, s, false)
+}
 
 // handles reports whether appendFrame can write f: a timestamp
 // encoding/json can write (years 0 to 9999), and a reply_to that is JSON.

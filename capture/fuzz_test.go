@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // FuzzReader: any bytes give frames, a clean error or the torn-tail signal,
@@ -57,40 +55,6 @@ func FuzzRedact(f *testing.F) {
 		r.Apply(&fr)
 		if json.Valid(raw) && len(fr.Raw) > 0 && !json.Valid(fr.Raw) {
 			t.Fatalf("redaction broke a valid message: %q -> %q", raw, fr.Raw)
-		}
-	})
-}
-
-// FuzzJSONString holds AppendJSONString to encoding/json's bytes, and
-// escapedLen and cutEscaped to what it writes.
-func FuzzJSONString(f *testing.F) {
-	for _, s := range []string{"", "plain", "<&>", "\x00\x1f\x7f\b\f\n\r\t", "\u2028\u2029", "bad \xff\xfe", "é😀", `"\`} {
-		f.Add(s, 7)
-	}
-	f.Fuzz(func(t *testing.T, s string, limit int) {
-		var want bytes.Buffer
-		enc := json.NewEncoder(&want)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		got := AppendJSONString(nil, s)
-		if !bytes.Equal(got, bytes.TrimSuffix(want.Bytes(), []byte{'\n'})) {
-			t.Fatalf("AppendJSONString(%q) = %s, want %s", s, got, want.Bytes())
-		}
-		if n := escapedLen(s); n != len(got)-2 {
-			t.Fatalf("escapedLen(%q) = %d, want %d", s, n, len(got)-2)
-		}
-		limit = max(limit, 0) % (len(got) + 2)
-		cut := cutEscaped(s, limit)
-		if !strings.HasPrefix(s, cut) || escapedLen(cut) > limit {
-			t.Fatalf("cutEscaped(%q, %d) = %q", s, limit, cut)
-		}
-		if cut != s {
-			_, size := utf8.DecodeRuneInString(s[len(cut):])
-			if escapedLen(s[:len(cut)+size]) <= limit {
-				t.Fatalf("cutEscaped(%q, %d) = %q: the next character fits", s, limit, cut)
-			}
 		}
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonstring"
 )
 
 // MaxLogLine is how much of one line the log keeps: a longer line is
@@ -681,10 +683,10 @@ const maxEscapedText = 2 * MaxLogLine
 // writer builds for it, is ever much past twice MaxLogLine. It runs after
 // redaction, which saw the text whole.
 func limitText(f *Frame) {
-	if len(f.Text) <= maxEscapedText/6 || escapedLen(f.Text) <= maxEscapedText {
+	if len(f.Text) <= maxEscapedText/6 || jsonstring.Len(f.Text) <= maxEscapedText {
 		return
 	}
-	f.Text = cutEscaped(f.Text, maxEscapedText)
+	f.Text = jsonstring.Cut(f.Text, maxEscapedText)
 	f.Truncated = true
 }
 

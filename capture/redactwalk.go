@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonstring"
 	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 	"github.com/mcpsnoop/mcpsnoop/internal/secrets"
 )
@@ -139,7 +140,7 @@ func (w *rawScrub) array(i, state int, noPattern bool) int {
 					}
 					if scanned, ok := w.r.scrubCommandLine(s); ok {
 						scanned, _ = w.r.scrubString(scanned)
-						w.replace(i, end, AppendJSONString(nil, scanned))
+						w.replace(i, end, jsonstring.Append(nil, scanned, false))
 						break
 					}
 					w.pattern(i, end)
@@ -149,7 +150,7 @@ func (w *rawScrub) array(i, state int, noPattern bool) int {
 					if w.removed != nil {
 						w.removed[val] = true
 					}
-					w.replace(i, end, AppendJSONString(nil, name+"="+RedactedValue))
+					w.replace(i, end, jsonstring.Append(nil, name+"="+RedactedValue, false))
 				}
 			}
 		}
@@ -173,7 +174,7 @@ func (w *rawScrub) pattern(start, end int) {
 	}
 	s := jsonString(q)
 	if out, ok := w.r.scrubString(s); ok {
-		w.replace(start, end, AppendJSONString(nil, out))
+		w.replace(start, end, jsonstring.Append(nil, out, false))
 	}
 }
 

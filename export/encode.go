@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpsnoop/mcpsnoop/internal/jsonstring"
 	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 )
 
@@ -99,76 +100,10 @@ func appendIndent(dst, src []byte, depth int) []byte {
 	return dst
 }
 
-const hexDigits = "0123456789abcdef"
-
-// safeJSON marks the ASCII bytes a JSON string carries as they are;
-// safeHTML additionally leaves out <, > and &.
-var safeJSON, safeHTML [utf8.RuneSelf]bool
-
-func init() {
-	for b := 0x20; b < utf8.RuneSelf; b++ {
-		safeJSON[b] = b != '"' && b != '\\'
-		safeHTML[b] = safeJSON[b] && b != '<' && b != '>' && b != '&'
-	}
-}
-
-// appendString appends s as a JSON string the way encoding/json writes one:
-// control characters escaped, invalid UTF-8 replaced by U+FFFD, U+2028 and
-// U+2029 escaped; with html also <, > and & (as \u003c, \u003e, \u0026), so
-// the result is safe inside an HTML <script> element.
-func appendString(dst []byte, s string, html bool) []byte {
-	safe := &safeJSON
-	if html {
-		safe = &safeHTML
-	}
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			if safe[b] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// appendString appends s as a JSON string the way encoding/json writes one;
+// with html also <, > and & escaped, so the result is safe inside an HTML
+// <script> element.
+func appendString(dst []byte, s string, html bool) []byte { return jsonstring.Append(dst, s, html) }
 
 // appendFloat appends f as encoding/json writes a float64; NaN and the
 // infinities, which encoding/json refuses, are written as 0.
