@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
+	"github.com/mcpsnoop/mcpsnoop/internal/jsondup"
 	"github.com/mcpsnoop/mcpsnoop/internal/secrets"
 	"github.com/theory/jsonpath"
 	"github.com/theory/jsonpath/spec"
@@ -278,7 +277,7 @@ func (r *Redactor) scrubPaths(raw []byte, track bool) (out []byte, removed map[s
 			changed = true
 		}
 	}
-	if !changed && !hasDuplicateKeys(raw) {
+	if !changed && !jsondup.Has(raw) {
 		return nil, removed, scrubUnchanged
 	}
 	var buf bytes.Buffer
@@ -527,70 +526,4 @@ func (r *Redactor) Command(argv []string) []string {
 // parsed message.
 func (r *Redactor) structural() bool {
 	return r.hasKeys() || len(r.paths) > 0
-}
-
-// hasDuplicateKeys reports whether any object in the JSON value raw (valid
-// JSON: it was just decoded) names a member twice, comparing names as
-// decoded. One walk over the bytes, with no tokens or trees built.
-func hasDuplicateKeys(raw []byte) bool {
-	i := jsonwalk.SkipWS(raw, 0)
-	if i >= len(raw) {
-		return false
-	}
-	dup, _ := duplicateIn(raw, i, 0)
-	return dup
-}
-
-// duplicateIn reports a repeated member name in the value at raw[i] or in
-// anything nested in it, and where the value ends.
-func duplicateIn(raw []byte, i, depth int) (bool, int) {
-	if depth > maxNesting {
-		return false, jsonwalk.SkipValue(raw, i)
-	}
-	switch raw[i] {
-	case '{':
-		var names map[string]bool
-		dup := false
-		end := jsonwalk.Members(raw, i, func(ks, ke, vs int) int {
-			if dup {
-				return jsonwalk.SkipValue(raw, vs)
-			}
-			name := memberName(raw[ks:ke])
-			if !utf8.ValidString(name) {
-				// As the decoder reads it: each bad byte becomes U+FFFD,
-				// so two different bad names land on one map key.
-				var b strings.Builder
-				for _, r := range name {
-					b.WriteRune(r)
-				}
-				name = b.String()
-			}
-			if names == nil {
-				names = map[string]bool{}
-			}
-			if names[name] {
-				dup = true
-				return jsonwalk.SkipValue(raw, vs)
-			}
-			names[name] = true
-			var ve int
-			dup, ve = duplicateIn(raw, vs, depth+1)
-			return ve
-		})
-		return dup, end
-	case '[':
-		i = jsonwalk.SkipWS(raw, i+1)
-		for i < len(raw) && raw[i] != ']' {
-			dup, ve := duplicateIn(raw, i, depth+1)
-			if dup {
-				return true, ve
-			}
-			i = jsonwalk.SkipWS(raw, ve)
-			if i < len(raw) && raw[i] == ',' {
-				i = jsonwalk.SkipWS(raw, i+1)
-			}
-		}
-		return false, min(i+1, len(raw))
-	}
-	return false, jsonwalk.SkipValue(raw, i)
 }

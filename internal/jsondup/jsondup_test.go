@@ -64,6 +64,27 @@ func FuzzLastWins(f *testing.F) {
 	})
 }
 
+func TestHas(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{`{"a":1,"b":2}`, false},
+		{`{"a":1,"a":2}`, true},
+		{`{"a":1,"\u0061":2}`, true},
+		{`[{"k":1},{"k":2}]`, false},
+		{`{"x":{"k":1},"y":{"k":2}}`, false},
+		{`{"x":[1,{"k":1,"k":2}]}`, true},
+		{`{"a":{"b":1,"c":[{"b":2}]},"d":[1,{"a":2}]}`, false},
+		{` "s" `, false},
+		{`{}`, false},
+	} {
+		if got := Has([]byte(tc.in)); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
 // FuzzHas holds the fast walk to the plain reading: the members Go's
 // decoder sees, counted.
 func FuzzHas(f *testing.F) {
