@@ -30,7 +30,7 @@ func TestFollowerDedupTwoLogs(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(a), 0o600)
 	os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte(b), 0o600)
-	f := NewFollower(dir, 0)
+	f := NewFollower([]string{dir}, 0)
 	st := NewStore(LiveLimits)
 	f.History(func(b Batch) { st.Apply(b.Changes) })
 	s := st.Session("dup")
@@ -45,7 +45,7 @@ func TestFollowerSeqZero(t *testing.T) {
 	dir := t.TempDir()
 	line := strings.Replace(frameLine("zero", 0, "c2s", pingRaw), `"seq":0,`, "", 1)
 	os.WriteFile(filepath.Join(dir, "z.jsonl"), []byte(line+line+frameLine("zero", 0, "c2s", pingRaw)), 0o600)
-	f := NewFollower(dir, 0)
+	f := NewFollower([]string{dir}, 0)
 	st := NewStore(LiveLimits)
 	f.History(func(b Batch) { st.Apply(b.Changes) })
 	if s := st.Session("zero"); s == nil || len(s.Rows) != 3 {

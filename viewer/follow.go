@@ -15,7 +15,7 @@ type Batch struct {
 	Notices []string
 }
 
-// Follower tails the session logs of one directory for the live view,
+// Follower tails the session logs of some directories for the live view,
 // through hub.Follower (which reads the logs, one engine each, and says
 // every frame once): each log's engine reports to a Collector, and each
 // read becomes a Batch of the rows and call ends it produced.
@@ -25,11 +25,11 @@ type Follower struct {
 	cols map[string]*Collector
 }
 
-// NewFollower returns a follower of dir's *.jsonl logs that loads the
-// newest historyLimit of them at start (0 for all).
-func NewFollower(dir string, historyLimit int) *Follower {
+// NewFollower returns a follower of the *.jsonl logs in dirs that loads
+// the newest historyLimit of them at start (0 for all).
+func NewFollower(dirs []string, historyLimit int) *Follower {
 	v := &Follower{strs: NewInterner(), cols: map[string]*Collector{}}
-	v.f = hub.NewFollower([]string{dir}, historyLimit, func(path string) checker.Config {
+	v.f = hub.NewFollower(dirs, historyLimit, func(path string) checker.Config {
 		col := &Collector{Path: path, Strings: v.strs}
 		v.cols[path] = col
 		return col.Config(checker.Config{})
@@ -37,7 +37,7 @@ func NewFollower(dir string, historyLimit int) *Follower {
 	return v
 }
 
-// Start creates the directory if needed and begins watching it. Call it
+// Start creates the directories if needed and begins watching them. Call it
 // before History, so that nothing written in between is missed.
 func (v *Follower) Start() error { return v.f.Start() }
 

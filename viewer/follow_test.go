@@ -48,7 +48,7 @@ func TestFollowerPicksUpLogs(t *testing.T) {
 	past := time.Now().Add(-time.Hour)
 	os.Chtimes(old, past, past)
 
-	fol := NewFollower(dir, 1)
+	fol := NewFollower([]string{dir}, 1)
 	if err := fol.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestFollowerPicksUpLogs(t *testing.T) {
 // a complaint, and its rows stay.
 func TestFollowerRemovedLog(t *testing.T) {
 	dir := t.TempDir()
-	fol := NewFollower(dir, 0)
+	fol := NewFollower([]string{dir}, 0)
 	if err := fol.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ func TestLiveLoading(t *testing.T) {
 	if s := screen(m); !strings.Contains(s, "  loading…\n") || strings.Contains(s, "no sessions yet") {
 		t.Fatalf("before the history:\n%s", s)
 	}
-	fol := NewFollower(dir, 0)
+	fol := NewFollower([]string{dir}, 0)
 	var said []Loading
 	fol.OnHistoryProgress(func(read, total int64) {
 		said = append(said, Loading{Read: read, Total: total})

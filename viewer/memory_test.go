@@ -44,7 +44,7 @@ func rowOverhead(t testing.TB, n int) (store, total float64) {
 		return float64(ms.HeapAlloc)
 	}
 	before := heap()
-	f := NewFollower(dir, 0)
+	f := NewFollower([]string{dir}, 0)
 	st := NewStore(LiveLimits)
 	if err := f.History(func(b Batch) { st.Apply(b.Changes) }); err != nil {
 		t.Fatal(err)

@@ -129,7 +129,7 @@ func TestFollowedCancelledCall(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "s.jsonl")
 	os.WriteFile(log, []byte(strings.Join(head, "")), 0o600)
-	f := NewFollower(dir, 0)
+	f := NewFollower([]string{dir}, 0)
 	if err := f.Start(); err != nil {
 		t.Fatal(err)
 	}

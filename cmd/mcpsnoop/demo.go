@@ -81,7 +81,7 @@ func runDemo(cmd *cobra.Command, _ []string) error {
 		return nil
 	}
 
-	fol := viewer.NewFollower(sessions, 0)
+	fol := viewer.NewFollower([]string{sessions}, 0)
 	if err := fol.Start(); err != nil {
 		return &exitError{code: 1, msg: "mcpsnoop demo: " + err.Error()}
 	}

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/capture/stdio"
 	"github.com/mcpsnoop/mcpsnoop/hub"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"
@@ -32,7 +31,7 @@ var (
 )
 
 // runHub is `mcpsnoop --metrics-listen ADDR [folder...]`: a headless hub
-// that follows the state directory's session logs and the folders given,
+// that follows the live view's log folders and the folders given,
 // and serves Prometheus metrics on ADDR until SIGINT or SIGTERM.
 func runHub(cmd *cobra.Command, folders []string, limit int, addr string) error {
 	if limit < 0 {
@@ -60,7 +59,7 @@ func runHub(cmd *cobra.Command, folders []string, limit int, addr string) error 
 	defer ln.Close()
 	stderr := cmd.ErrOrStderr()
 	notice := func(s string) { fmt.Fprintln(stderr, "mcpsnoop: "+termsafe.Clean(s, false)) }
-	dirs := append([]string{capture.SessionsDir()}, folders...)
+	dirs := followedFolders(folders...)
 	h := hub.New(dirs, limit)
 	if err := h.Start(notice); err != nil {
 		return &exitError{code: 1, msg: "mcpsnoop: following " + strings.Join(dirs, ", ") + ": " + err.Error()}

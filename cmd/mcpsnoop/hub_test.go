@@ -126,14 +126,16 @@ func TestMetricsHubUsage(t *testing.T) {
 	}
 }
 
-// TestMetricsHubShimTraffic: the hub follows the state directory and a
-// folder given as an argument; real sessions through the shim binary are
-// counted as they happen, a log already there at start is not.
+// TestMetricsHubShimTraffic: the hub follows the state directory,
+// $MCPSNOOP_LOG_DIR and a folder given as an argument; real sessions
+// through the shim binary are counted as they happen, a log already there
+// at start is not.
 func TestMetricsHubShimTraffic(t *testing.T) {
 	t.Log("the metrics hub scraped while shims carry traffic")
 	bins := buildShimBinaries(t)
-	home, other := t.TempDir(), t.TempDir()
+	home, other, envDir := t.TempDir(), t.TempDir(), t.TempDir()
 	t.Setenv("MCPSNOOP_HOME", home)
+	t.Setenv("MCPSNOOP_LOG_DIR", envDir)
 	os.MkdirAll(filepath.Join(home, "sessions"), 0o700)
 	old, err := os.ReadFile("../../fixtures/devtools-60calls.jsonl")
 	if err != nil {
@@ -147,9 +149,10 @@ func TestMetricsHubShimTraffic(t *testing.T) {
 	if fams := scrapeHub(t, h.addr); metricValue(fams, hub.MetricCalls, nil) != -1 {
 		t.Errorf("history counted: %v calls", metricValue(fams, hub.MetricCalls, nil))
 	}
-	shimSession(t, bins, home, nil, 20, nil)
+	shimSession(t, bins, home, []string{"--log-dir", filepath.Join(home, "sessions")}, 20, nil)
 	shimSession(t, bins, t.TempDir(), []string{"--label", "elsewhere", "--log-dir", other}, 10, nil)
-	want := map[string]float64{"sdkserver/echo": 18, "sdkserver/fail": 2, "elsewhere/echo": 9, "elsewhere/fail": 1}
+	shimSession(t, bins, t.TempDir(), []string{"--label", "fromenv"}, 10, nil) // into $MCPSNOOP_LOG_DIR
+	want := map[string]float64{"sdkserver/echo": 18, "sdkserver/fail": 2, "elsewhere/echo": 9, "elsewhere/fail": 1, "fromenv/echo": 9, "fromenv/fail": 1}
 	var fams map[string]*dto.MetricFamily
 	waitFor(t, "the sessions' calls in the scrape", func() bool {
 		fams = scrapeHub(t, h.addr)
@@ -175,8 +178,8 @@ func TestMetricsHubShimTraffic(t *testing.T) {
 			t.Errorf("%s: %v tool errors, want %v", k, got, wantErr)
 		}
 	}
-	if got := metricValue(fams, hub.MetricSessions, nil); got != 2 {
-		t.Errorf("%v sessions began, want 2", got)
+	if got := metricValue(fams, hub.MetricSessions, nil); got != 3 {
+		t.Errorf("%v sessions began, want 3", got)
 	}
 	if got := metricValue(fams, hub.MetricTransport, map[string]string{"server": "sdkserver", "status": ""}); got != 0 {
 		t.Errorf("transport errors of a healthy server: %v, want its zero sample", got)

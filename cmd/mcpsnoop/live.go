@@ -3,9 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	"github.com/mcpsnoop/mcpsnoop/replay"
 	"github.com/mcpsnoop/mcpsnoop/viewer"
 	"github.com/spf13/cobra"
@@ -19,7 +20,7 @@ func setUpLive(root *cobra.Command) {
 	var limit int
 	var metricsAddr string
 	root.Flags().IntVar(&limit, "history-limit", 100, "live view and metrics hub: how many of the newest session logs to load at start (0 for all)")
-	root.Flags().StringVar(&metricsAddr, "metrics-listen", "", "run the headless metrics hub: follow the session logs (the state directory's and those of the folders given as arguments) and serve Prometheus metrics on this address, e.g. 127.0.0.1:9464 (no authentication)")
+	root.Flags().StringVar(&metricsAddr, "metrics-listen", "", "run the headless metrics hub: follow the session logs (the log folders the live view follows, and the folders given as arguments) and serve Prometheus metrics on this address, e.g. 127.0.0.1:9464 (no authentication)")
 	shim := root.RunE
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		f := cmd.Flags()
@@ -48,15 +49,17 @@ func setUpLive(root *cobra.Command) {
 	}
 }
 
-// runLive follows the state directory's session logs in the terminal
-// viewer. Without a terminal it prints the stream of the newest sessions
+// runLive follows the session logs of the log folders (the state
+// directory's, $MCPSNOOP_LOG_DIR's, .mcpsnoop.toml's log-dir) in the
+// terminal viewer. Without a terminal it prints the stream of the newest sessions
 // as text, as open does, and exits.
 func runLive(cmd *cobra.Command, limit int) error {
 	if limit < 0 {
 		return shimFail("--history-limit must be 0 (all) or more, got %d", limit)
 	}
-	dir := capture.SessionsDir()
-	fol := viewer.NewFollower(dir, limit)
+	dirs := followedFolders()
+	dir := termsafe.Clean(strings.Join(dirs, ", "), false)
+	fol := viewer.NewFollower(dirs, limit)
 	out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if !isTerminal(out) {
 		st := viewer.NewStore(viewer.LiveLimits)

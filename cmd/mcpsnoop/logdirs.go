@@ -54,6 +54,34 @@ func logFolders() []logFolder {
 	return out
 }
 
+// followedFolders are the folders the live view and the metrics hub
+// follow: the log folders, and then extra, each once. The state
+// directory's and $MCPSNOOP_LOG_DIR's are created when missing (shims
+// write there); a config's log-dir is followed only if it is already a
+// folder, since a repository's config names no folder for us to create.
+func followedFolders(extra ...string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(path string) {
+		if !seen[absClean(path)] {
+			seen[absClean(path)] = true
+			out = append(out, path)
+		}
+	}
+	for _, f := range logFolders() {
+		if f.from == fromConfig {
+			if info, err := os.Stat(f.path); err != nil || !info.IsDir() {
+				continue
+			}
+		}
+		add(f.path)
+	}
+	for _, path := range extra {
+		add(path)
+	}
+	return out
+}
+
 func absClean(p string) string {
 	if abs, err := filepath.Abs(p); err == nil {
 		return abs

@@ -46,13 +46,14 @@ an OpenTelemetry collector, never delaying traffic.
 
 Run as "mcpsnoop" with no command it is the live view: it loads the newest
 session logs (--history-limit, default 100, 0 for all) and follows the
-state directory for new and growing ones, so shims and the viewer need no
-socket and either may start first. When stdout is not a terminal it prints
+log folders (the state directory's sessions, $MCPSNOOP_LOG_DIR, and the
+log-dir of .mcpsnoop.toml when it exists) for new and growing ones, so
+shims and the viewer need no socket and either may start first. When stdout is not a terminal it prints
 those sessions' frames as text instead and exits. "mcpsnoop demo" records a
 scripted session and shows it.
 
 Run as "mcpsnoop --metrics-listen ADDR [folder...]" it is a headless hub: it
-follows the state directory's logs and those of the folders given, and
+follows the same log folders and the folders given, and
 serves Prometheus metrics of the calls they record on ADDR (no
 authentication: keep it on 127.0.0.1 unless something guards it).`,
 		Version:       appVersion(),

@@ -87,11 +87,13 @@ func TestOpenRun(t *testing.T) {
 }
 
 // TestLiveNotATerminal: bare mcpsnoop without a terminal prints the newest
-// sessions (--history-limit of them) and exits 0; a negative limit and a
-// limit given to the shim are usage errors.
+// sessions (--history-limit of them) of the state directory and
+// $MCPSNOOP_LOG_DIR, and exits 0; a negative limit and a limit given to the
+// shim are usage errors.
 func TestLiveNotATerminal(t *testing.T) {
-	home := t.TempDir()
+	home, envDir := t.TempDir(), t.TempDir()
 	t.Setenv("MCPSNOOP_HOME", home)
+	t.Setenv("MCPSNOOP_LOG_DIR", envDir)
 	var stdout, stderr bytes.Buffer
 	if code := run(nil, strings.NewReader(""), &stdout, &stderr); code != 0 || stdout.Len() != 0 || !strings.Contains(stderr.String(), "no session logs in") {
 		t.Fatalf("empty state dir: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
@@ -106,6 +108,9 @@ func TestLiveNotATerminal(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := filepath.Join(dir, name)
+		if name == "elicit.jsonl" {
+			p = filepath.Join(envDir, name)
+		}
 		os.WriteFile(p, data, 0o600)
 		mod := time.Now().Add(time.Duration(i-10) * time.Minute)
 		os.Chtimes(p, mod, mod)
