@@ -28,8 +28,9 @@ func newDemoCmd() *cobra.Command {
 		Use:   "demo",
 		Short: "Record a scripted MCP session and show it",
 		Long: `demo starts a small MCP server (a made-up weather service with four tools)
-and an MCP client, both the official Go SDK inside this process, and puts
-mcpsnoop's HTTP capture proxy between them on loopback. It records into a
+and a scripted MCP client inside this process, which speak MCP over
+Streamable HTTP (revision 2025-11-25, with a session), and puts mcpsnoop's
+HTTP capture proxy between them on loopback. It records into a
 new temporary directory (mcpsnoop-demo-* under $TMPDIR), never into
 MCPSNOOP_HOME or the usual state directory, and prints its path first.
 
