@@ -1,9 +1,11 @@
 package main
 
 import (
+	"debug/buildinfo"
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
@@ -51,5 +53,23 @@ func TestDemoLogFindings(t *testing.T) {
 	}
 	if s.Transport != "http" || s.Calls != 9 || filepath.Base(logPath) != s.ID+".jsonl" {
 		t.Errorf("session %s (%s): %d calls", s.ID, s.Transport, s.Calls)
+	}
+}
+
+// TestBinaryLinksNoMCPSDK: the binary every shim starts holds none of the
+// MCP Go SDK's modules (the demo's peers are mcpsnoop's own); tests may
+// use the SDK, the binary may not.
+func TestBinaryLinksNoMCPSDK(t *testing.T) {
+	info, err := buildinfo.ReadFile(mcpsnoopBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	heavy := []string{"github.com/modelcontextprotocol/", "golang.org/x/oauth2", "github.com/google/jsonschema-go", "github.com/segmentio/"}
+	for _, m := range info.Deps {
+		for _, h := range heavy {
+			if strings.HasPrefix(m.Path, h) {
+				t.Errorf("the binary links %s %s", m.Path, m.Version)
+			}
+		}
 	}
 }
