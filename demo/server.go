@@ -64,14 +64,14 @@ type peer struct {
 	ended   func(string)
 	ctx     context.Context
 	cancel  context.CancelFunc
-	running sync.WaitGroup
-	closed  sync.Once
+	running sync.WaitGroup // requests being answered
 
 	outMu sync.Mutex // deliver is called one message at a time
 
 	mu    sync.Mutex
 	stage stage
 	calls map[string]context.CancelFunc // requests in flight, by id
+	done  bool                          // Close was called
 }
 
 func (p *peer) Name() string                       { return p.name }
@@ -81,13 +81,18 @@ func (p *peer) SendOwn(msg []byte, _ string) error { return p.Send(msg) }
 // Close ends the conversation: calls in flight are cancelled, and Ended is
 // told once they have returned.
 func (p *peer) Close() {
-	p.closed.Do(func() {
-		p.cancel()
-		go func() {
-			p.running.Wait()
-			p.ended("the demo server ended the session")
-		}()
-	})
+	p.mu.Lock()
+	done := p.done
+	p.done = true
+	p.mu.Unlock()
+	if done {
+		return
+	}
+	p.cancel()
+	go func() {
+		p.running.Wait()
+		p.ended("the demo server ended the session")
+	}()
 }
 
 // Send takes one client message. Requests are answered on goroutines of
@@ -103,8 +108,10 @@ func (p *peer) Send(msg []byte) error {
 	case m.ID == nil:
 		p.notified(m)
 	default:
-		ctx := p.track(m.ID)
-		p.running.Add(1)
+		ctx, err := p.track(m.ID)
+		if err != nil {
+			return err
+		}
 		go func() {
 			defer p.running.Done()
 			defer p.untrack(m.ID)
@@ -138,12 +145,18 @@ func (p *peer) notified(m incoming) {
 	}
 }
 
-func (p *peer) track(id json.RawMessage) context.Context {
-	ctx, cancel := context.WithCancel(p.ctx)
+// track counts a request in flight, unless the conversation has ended;
+// its context ends with the conversation or the client's cancellation.
+func (p *peer) track(id json.RawMessage) (context.Context, error) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return nil, fmt.Errorf("%s: the session has ended", p.name)
+	}
+	p.running.Add(1)
+	ctx, cancel := context.WithCancel(p.ctx)
 	p.calls[string(id)] = cancel
-	p.mu.Unlock()
-	return ctx
+	return ctx, nil
 }
 
 func (p *peer) untrack(id json.RawMessage) {
