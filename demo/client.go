@@ -141,7 +141,7 @@ func (c *client) close(ctx context.Context) error {
 }
 
 // call sends a request and returns its result: an *RPCError when the
-// answer is an error, an *httpError when there is no answer.
+// answer is an error, an *httpError when the transport refused it.
 func (c *client) call(ctx context.Context, method string, params any, hdr http.Header) (json.RawMessage, error) {
 	resp, err := c.post(ctx, c.request(method, params), hdr)
 	if err != nil {
@@ -224,7 +224,9 @@ func readAnswer(resp *http.Response, id int) (json.RawMessage, error) {
 	var found *incoming
 	var err error
 	switch {
-	case resp.StatusCode != http.StatusOK && mt != "application/json":
+	case resp.StatusCode != http.StatusOK:
+		// In the session era a JSON-RPC error comes with 200: any other
+		// status is the transport refusing the request.
 		return nil, refusal(resp)
 	case mt == "application/json":
 		found, err = responseIn(resp.Body, id)

@@ -17,6 +17,7 @@ const (
 	codeInvalidRequest             = -32600
 	codeMethodNotFound             = -32601
 	codeInvalidParams              = -32602
+	codeInternalError              = -32603
 	codeUnsupportedProtocolVersion = -32022
 )
 

@@ -181,7 +181,7 @@ func (p *peer) answer(ctx context.Context, m incoming) {
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
-		b, _ = json.Marshal(message{JSONRPC: "2.0", ID: m.ID, Error: rpcError(-32603, "%v", err)})
+		b, _ = json.Marshal(message{JSONRPC: "2.0", ID: m.ID, Error: rpcError(codeInternalError, "%v", err)})
 	}
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
