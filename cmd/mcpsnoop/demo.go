@@ -14,9 +14,10 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/capture/httpcapture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/demo"
 	"github.com/mcpsnoop/mcpsnoop/report"
+	"github.com/mcpsnoop/mcpsnoop/serve"
 	"github.com/mcpsnoop/mcpsnoop/viewer"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
@@ -27,8 +28,9 @@ func newDemoCmd() *cobra.Command {
 		Use:   "demo",
 		Short: "Record a scripted MCP session and show it",
 		Long: `demo starts a small MCP server (a made-up weather service with four tools)
-and an MCP client, both the official Go SDK inside this process, and puts
-mcpsnoop's HTTP capture proxy between them on loopback. It records into a
+and a scripted MCP client inside this process, which speak MCP over
+Streamable HTTP (revision 2025-11-25, with a session), and puts mcpsnoop's
+HTTP capture proxy between them on loopback. It records into a
 new temporary directory (mcpsnoop-demo-* under $TMPDIR), never into
 MCPSNOOP_HOME or the usual state directory, and prints its path first.
 
@@ -111,51 +113,6 @@ func runDemo(cmd *cobra.Command, _ []string) error {
 	return err
 }
 
-type demoCity struct {
-	City string `json:"city" jsonschema:"the city to forecast"`
-}
-
-type demoConvert struct {
-	Celsius float64 `json:"celsius" jsonschema:"a temperature in degrees Celsius"`
-}
-
-type demoRegion struct {
-	Region string `json:"region" jsonschema:"a region code such as EU or US"`
-}
-
-func textResult(s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-}
-
-// demoServer is the demo's MCP server: a small weather service.
-func demoServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "demo-weather", Version: "1.0.0"},
-		&mcp.ServerOptions{Instructions: "A made-up weather service for the mcpsnoop demo."})
-	mcp.AddTool(s, &mcp.Tool{Name: "forecast", Description: "Tomorrow's weather for a city"},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a demoCity) (*mcp.CallToolResult, any, error) {
-			return textResult("Sunny in " + a.City + ", 21°C"), nil, nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "convert", Description: "Celsius to Fahrenheit"},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a demoConvert) (*mcp.CallToolResult, any, error) {
-			return textResult(fmt.Sprintf("%.1f°F", a.Celsius*9/5+32)), nil, nil
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "alerts", Description: "Severe weather alerts for a region"},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a demoRegion) (*mcp.CallToolResult, any, error) {
-			// A tool-level failure: the result says isError.
-			return nil, nil, fmt.Errorf("no alert feed for region %q", a.Region)
-		})
-	mcp.AddTool(s, &mcp.Tool{Name: "history", Description: "Ten years of daily temperatures for a city (slow)"},
-		func(ctx context.Context, _ *mcp.CallToolRequest, a demoCity) (*mcp.CallToolResult, any, error) {
-			select {
-			case <-time.After(demoSlow):
-			case <-ctx.Done():
-				return nil, nil, ctx.Err()
-			}
-			return textResult("3652 days of temperatures for " + a.City), nil, nil
-		})
-	return s
-}
-
 // recordDemo runs the demo exchange through mcpsnoop's HTTP capture proxy
 // into a new log in dir and returns the log's path. pause separates the
 // client's steps.
@@ -163,16 +120,19 @@ func recordDemo(ctx context.Context, dir string, pause time.Duration) (string, e
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	server := demoServer()
 	backLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
 	}
-	back := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil), ReadHeaderTimeout: 10 * time.Second}
+	server := demo.NewServer(demoSlow)
+	back := &http.Server{Handler: server, ReadHeaderTimeout: 10 * time.Second}
 	go back.Serve(backLn)
-	defer back.Close()
+	defer func() {
+		back.Close()
+		server.Close()
+	}()
 
-	target, err := httpcapture.ParseTarget("http://" + backLn.Addr().String() + "/mcp")
+	target, err := httpcapture.ParseTarget("http://" + backLn.Addr().String() + serve.DefaultPath)
 	if err != nil {
 		return "", err
 	}
@@ -197,15 +157,7 @@ func recordDemo(ctx context.Context, dir string, pause time.Duration) (string, e
 		log.Close()
 	}()
 
-	client := mcp.NewClient(&mcp.Implementation{Name: "demo-agent", Version: "1.0.0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: "http://" + frontLn.Addr().String() + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1,
-	}, nil)
-	if err != nil {
-		return logPath, err
-	}
-	defer cs.Close()
-	wait := func() error {
+	wait := func(ctx context.Context) error {
 		select {
 		case <-time.After(pause):
 			return nil
@@ -213,29 +165,7 @@ func recordDemo(ctx context.Context, dir string, pause time.Duration) (string, e
 			return ctx.Err()
 		}
 	}
-	if _, err := cs.ListTools(ctx, nil); err != nil {
-		return logPath, err
-	}
-	calls := []struct {
-		tool string
-		args map[string]any
-	}{
-		{"forecast", map[string]any{"city": "Lisbon"}},
-		{"convert", map[string]any{"celsius": 21}},
-		{"alerts", map[string]any{"region": "XX"}},    // the tool fails (isError)
-		{"radar", map[string]any{"city": "Lisbon"}},   // no such tool: a JSON-RPC error
-		{"history", map[string]any{"city": "Lisbon"}}, // slow
-		{"forecast", map[string]any{"city": "Reykjavík"}},
-	}
-	for _, c := range calls {
-		if err := wait(); err != nil {
-			return logPath, err
-		}
-		// The failing calls fail on purpose: the log is what the demo is for.
-		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
-		if err != nil && ctx.Err() != nil {
-			return logPath, ctx.Err()
-		}
-	}
-	return logPath, nil
+	// The failing calls fail on purpose: the log is what the demo is for.
+	_, _, err = demo.Play(ctx, "http://"+frontLn.Addr().String()+serve.DefaultPath, wait)
+	return logPath, err
 }
