@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -436,5 +437,52 @@ func FuzzEncoder(f *testing.F) {
 			t.Fatalf("not pdata's bytes:\n got %s\nwant %s", got, wantPayload)
 		}
 		sameTraces(t, decodePdata(t, got), decodePdata(t, wantPayload))
+	})
+}
+
+// BenchmarkLivePayload: one batch of the live stream (512 tool calls of
+// one session) encoded by AppendTraces, and by pdata as the sender did
+// before (spans built into pdata, then its JSON marshaler).
+func BenchmarkLivePayload(b *testing.B) {
+	res := resource{SessionID: "files-97144-f2a752e6b438", Label: "files", Transport: "stdio", ServerName: "files", hasServerName: true}
+	spans := make([]Span, 512)
+	for i := range spans {
+		c := callRec{ID: strconv.Itoa(i), Method: "tools/call", Tool: "read_file", Dir: "c2s", State: "answered", Status: "ok",
+			IsTool: true, Start: 1785601239010000000 + int64(i)*1e6, End: 1785601239010500000 + int64(i)*1e6,
+			HasDuration: true, Duration: 500000, ProtocolVersion: "2025-11-25"}
+		spans[i] = Span{res: res, call: c, id: SpanID{byte(i), byte(i >> 8), 1}, trace: SessionTraceID(res.SessionID)}
+	}
+	b.Run("own", func(b *testing.B) {
+		var buf []byte
+		for b.Loop() {
+			var err error
+			if buf, err = AppendTraces(buf[:0], spans); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.SetBytes(int64(len(buf)))
+	})
+	b.Run("pdata", func(b *testing.B) {
+		var n int
+		for b.Loop() {
+			td := ptrace.NewTraces()
+			rs := td.ResourceSpans().AppendEmpty()
+			putPdata(res.attributes(nil), rs.Resource().Attributes())
+			ss := rs.ScopeSpans().AppendEmpty()
+			ss.Scope().SetName(scopeName)
+			var sp span
+			for i := range spans {
+				if err := fillSpan(&sp, spans[i].id, spans[i].trace, &spans[i].call); err != nil {
+					b.Fatal(err)
+				}
+				toPdata(&sp, ss.Spans().AppendEmpty())
+			}
+			out, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n = len(out)
+		}
+		b.SetBytes(int64(n))
 	})
 }
