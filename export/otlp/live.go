@@ -152,13 +152,15 @@ func AppendTraces(b []byte, spans []Span) ([]byte, error) {
 		groups[r] = append(groups[r], i)
 	}
 	var sp span
+	var ra attrs // the resource's attributes, reused
 	b = append(b, `{"resourceSpans":[`...)
 	for n, r := range order {
 		if n > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, `{"resource":`...)
-		b = appendResource(b, r.attributes(sp.attrs[:0]))
+		ra = r.attributes(ra[:0])
+		b = appendResource(b, ra)
 		b = append(b, `,"scopeSpans":[{"scope":`...)
 		b = appendScope(b, scopeName)
 		b = append(b, `,"spans":[`...)

@@ -199,10 +199,7 @@ func (f *format) Session(w io.Writer, s *export.Session) error {
 	if err != nil {
 		return err
 	}
-	head, err := header(s)
-	if err != nil {
-		return err
-	}
+	head := header(s)
 	var b bytes.Buffer
 	if f.sessions > 0 {
 		b.WriteByte(',')
@@ -270,9 +267,9 @@ func indent(b *bytes.Buffer, raw []byte, prefix string) error {
 type head struct{ resource, scope []byte }
 
 // header builds the session's resource and the scope.
-func header(s *export.Session) (head, error) {
+func header(s *export.Session) head {
 	res := resourceOf(s)
-	return head{resource: appendResource(nil, res.attributes(nil)), scope: appendScope(nil, scopeName)}, nil
+	return head{resource: appendResource(nil, res.attributes(nil)), scope: appendScope(nil, scopeName)}
 }
 
 // scopeName is the instrumentation scope of every span.
