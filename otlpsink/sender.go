@@ -14,7 +14,6 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/export/otlp"
 	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
 // Sender delivers spans to a collector from a goroutine of its own.
@@ -196,11 +195,7 @@ func (s *Sender) dropRest(n int) {
 // when the flush time ran out first (the batch is still unsent). A retry
 // waiting when Close comes is tried at once.
 func (s *Sender) deliver(batch []otlp.Span) error {
-	td, err := otlp.Traces(batch)
-	var body []byte
-	if err == nil {
-		body, err = (&ptrace.JSONMarshaler{}).MarshalTraces(td)
-	}
+	body, err := otlp.AppendTraces(nil, batch)
 	if err != nil {
 		s.fail(fmt.Sprintf("encoding spans: %v", err), false)
 		s.refused.Add(int64(len(batch)))

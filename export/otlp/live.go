@@ -5,8 +5,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpsnoop/mcpsnoop/checker"
-	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
 // Live maps the calls of sessions still being captured to spans for a
@@ -32,7 +30,7 @@ type liveSession struct {
 	serverInfo string // raw, as last parsed
 	res        resource
 	runKey     string // run id + full trace, as last hashed
-	trace      pcommon.TraceID
+	trace      TraceID
 }
 
 // maxLiveKeys bounds the request keys Live remembers per session. Past it
@@ -44,13 +42,13 @@ const maxLiveKeys = 1 << 16
 // NewLive returns an empty mapping.
 func NewLive() *Live { return &Live{sessions: map[string]*liveSession{}} }
 
-// Span is one call mapped for the stream. It holds no pdata, so a queue
-// can keep it cheaply; Traces builds the payload.
+// Span is one call mapped for the stream, as little as a queue can keep
+// cheaply; AppendTraces builds the payload.
 type Span struct {
 	res   resource
 	call  callRec
-	id    pcommon.SpanID
-	trace pcommon.TraceID
+	id    SpanID
+	trace TraceID
 }
 
 // SessionID is the session the span belongs to.
@@ -136,26 +134,47 @@ func (c *callRec) cutLive() {
 	}
 }
 
-// Traces builds the OTLP payload of spans: one resourceSpans per distinct
-// resource, in the order they first appear, each with one scopeSpans
-// (scope "mcpsnoop") holding its spans in order.
-func Traces(spans []Span) (ptrace.Traces, error) {
-	td := ptrace.NewTraces()
-	groups := map[resource]ptrace.SpanSlice{}
-	for i := range spans {
-		s := &spans[i]
-		slice, ok := groups[s.res]
-		if !ok {
-			rs := td.ResourceSpans().AppendEmpty()
-			s.res.put(rs.Resource().Attributes())
-			ss := rs.ScopeSpans().AppendEmpty()
-			ss.Scope().SetName(scopeName)
-			slice = ss.Spans()
-			groups[s.res] = slice
-		}
-		if err := fillSpan(slice.AppendEmpty(), s.id, s.trace, &s.call); err != nil {
-			return ptrace.NewTraces(), err
-		}
+// AppendTraces appends the OTLP/JSON export request (the body of POST
+// /v1/traces) of spans: one resourceSpans per distinct resource, in the
+// order they first appear, each with one scopeSpans (scope "mcpsnoop")
+// holding its spans in order ({} for no spans).
+func AppendTraces(b []byte, spans []Span) ([]byte, error) {
+	if len(spans) == 0 {
+		return append(b, "{}"...), nil
 	}
-	return td, nil
+	var order []resource
+	groups := map[resource][]int{}
+	for i := range spans {
+		r := spans[i].res
+		if _, ok := groups[r]; !ok {
+			order = append(order, r)
+		}
+		groups[r] = append(groups[r], i)
+	}
+	var sp span
+	var ra attrs // the resource's attributes, reused
+	b = append(b, `{"resourceSpans":[`...)
+	for n, r := range order {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"resource":`...)
+		ra = r.attributes(ra[:0])
+		b = appendResource(b, ra)
+		b = append(b, `,"scopeSpans":[{"scope":`...)
+		b = appendScope(b, scopeName)
+		b = append(b, `,"spans":[`...)
+		for k, i := range groups[r] {
+			s := &spans[i]
+			if err := fillSpan(&sp, s.id, s.trace, &s.call); err != nil {
+				return nil, err
+			}
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = appendSpan(b, &sp)
+		}
+		b = append(b, "]}]}"...)
+	}
+	return append(b, "]}"...), nil
 }

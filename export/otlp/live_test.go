@@ -18,8 +18,8 @@ import (
 
 // liveSpans feeds one log through an engine as a live stream does (one
 // session at a time, each span mapped as its call ends, the rest at the
-// end) and returns the payload Traces builds, read back as a collector
-// would.
+// end) and returns the payload AppendTraces builds, read back as a
+// collector would.
 func liveSpans(t *testing.T, path string) ptrace.Traces {
 	t.Helper()
 	fh, err := os.Open(path)
@@ -49,11 +49,7 @@ func liveSpans(t *testing.T, path string) ptrace.Traces {
 		eng.Ingest(&fr, checker.Position{Path: path, Name: path, Line: line})
 	}
 	eng.Report()
-	td, err := otlp.Traces(spans)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+	body, err := otlp.AppendTraces(nil, spans)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,12 @@
 // session, each with one scopeSpans (scope "mcpsnoop") holding a span per
 // call, in the order of the json export's calls.
 //
-// Everything is encoded by the OpenTelemetry collector's own pdata types
-// (go.opentelemetry.io/collector/pdata), whose JSON follows the OTLP/JSON
-// rules: trace and span ids as hex, 64-bit integers as strings, enums as
-// their numbers. Only the brackets that string the pieces together are
-// written here, so that a session's spans are streamed one at a time
-// rather than held in memory.
+// The OTLP/JSON is written by a small encoder of the package's own
+// (otlpjson.go): trace and span ids as hex, 64-bit integers as strings,
+// enums as their numbers, the same bytes the OpenTelemetry collector's
+// pdata writes (its tests hold them against pdata, which the binary does
+// not link: it would cost every shim start-up time and memory). A
+// session's spans are streamed one at a time rather than held in memory.
 //
 // Trace context: a call whose params._meta.traceparent is valid (W3C rules,
 // package tracecontext) gets that trace id, the client's span as its
@@ -33,8 +33,6 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/export"
 	"github.com/mcpsnoop/mcpsnoop/tracecontext"
 	"github.com/tidwall/gjson"
-	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
 // New returns the otlp format.
@@ -201,10 +199,7 @@ func (f *format) Session(w io.Writer, s *export.Session) error {
 	if err != nil {
 		return err
 	}
-	head, err := header(s)
-	if err != nil {
-		return err
-	}
+	head := header(s)
 	var b bytes.Buffer
 	if f.sessions > 0 {
 		b.WriteByte(',')
@@ -268,28 +263,13 @@ func indent(b *bytes.Buffer, raw []byte, prefix string) error {
 	return nil
 }
 
-// head is a session's resource and scope as pdata writes them.
+// head is a session's resource and scope in OTLP/JSON.
 type head struct{ resource, scope []byte }
 
 // header builds the session's resource and the scope.
-func header(s *export.Session) (head, error) {
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
+func header(s *export.Session) head {
 	res := resourceOf(s)
-	res.put(rs.Resource().Attributes())
-	rs.ScopeSpans().AppendEmpty().Scope().SetName(scopeName)
-	out, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
-	if err != nil {
-		return head{}, err
-	}
-	h := head{
-		resource: []byte(gjson.GetBytes(out, "resourceSpans.0.resource").Raw),
-		scope:    []byte(gjson.GetBytes(out, "resourceSpans.0.scopeSpans.0.scope").Raw),
-	}
-	if len(h.resource) == 0 || len(h.scope) == 0 {
-		return head{}, errors.New("otlp: unexpected resource encoding")
-	}
-	return h, nil
+	return head{resource: appendResource(nil, res.attributes(nil)), scope: appendScope(nil, scopeName)}
 }
 
 // scopeName is the instrumentation scope of every span.
@@ -342,46 +322,44 @@ func (r *resource) serverInfo(si []byte) {
 	}
 }
 
-// put writes the resource's attributes.
-func (r *resource) put(attrs pcommon.Map) {
-	attrs.PutStr("service.name", "mcpsnoop")
-	attrs.PutStr("mcpsnoop.session.id", r.SessionID)
-	attrs.PutStr("mcpsnoop.session.label", r.Label)
-	attrs.PutInt("mcpsnoop.session.late_results", int64(r.LateResults))
-	attrs.PutInt("mcpsnoop.session.missing_frames", int64(r.MissingFrames))
+// attributes appends the resource's attributes to a.
+func (r *resource) attributes(a attrs) attrs {
+	a.putStr("service.name", "mcpsnoop")
+	a.putStr("mcpsnoop.session.id", r.SessionID)
+	a.putStr("mcpsnoop.session.label", r.Label)
+	a.putInt("mcpsnoop.session.late_results", int64(r.LateResults))
+	a.putInt("mcpsnoop.session.missing_frames", int64(r.MissingFrames))
 	if r.Transport != "" {
-		attrs.PutStr("mcpsnoop.session.transport", r.Transport)
+		a.putStr("mcpsnoop.session.transport", r.Transport)
 	}
 	if r.hasServerName {
-		attrs.PutStr("mcpsnoop.server.name", r.ServerName)
+		a.putStr("mcpsnoop.server.name", r.ServerName)
 	}
 	if r.hasServerVersion {
-		attrs.PutStr("mcpsnoop.server.version", r.ServerVersion)
+		a.putStr("mcpsnoop.server.version", r.ServerVersion)
 	}
 	if r.ProtocolVersion != "" {
-		attrs.PutStr("mcpsnoop.session.protocol_version", r.ProtocolVersion)
+		a.putStr("mcpsnoop.session.protocol_version", r.ProtocolVersion)
 	}
 	if r.RunID != "" {
-		attrs.PutStr("mcpsnoop.run.id", r.RunID)
-		attrs.PutStr("mcpsnoop.run.key_kind", r.RunKeyKind)
+		a.putStr("mcpsnoop.run.id", r.RunID)
+		a.putStr("mcpsnoop.run.key_kind", r.RunKeyKind)
 	}
+	return a
 }
 
 // spanBuilder turns a session's kept calls into spans, one at a time, in
-// a reused pdata container.
+// a reused span and buffer.
 type spanBuilder struct {
 	session  string
-	fallback pcommon.TraceID
-	td       ptrace.Traces
-	spans    ptrace.SpanSlice
+	fallback TraceID
+	sp       span
+	buf      []byte
 	seen     map[string]bool // request keys that already named a span
-	m        ptrace.JSONMarshaler
 }
 
-func newSpanBuilder(session string, fallback pcommon.TraceID) *spanBuilder {
-	td := ptrace.NewTraces()
-	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
-	return &spanBuilder{session: session, fallback: fallback, td: td, spans: spans, seen: map[string]bool{}}
+func newSpanBuilder(session string, fallback TraceID) *spanBuilder {
+	return &spanBuilder{session: session, fallback: fallback, seen: map[string]bool{}}
 }
 
 // W3C trace flags, and the OTLP span flags saying the parent is remote.
@@ -390,21 +368,14 @@ const (
 	flagIsRemote    = 0x200
 )
 
-// span renders call index i as one span's OTLP/JSON.
+// span renders call index i as one span's OTLP/JSON, valid until the
+// next call.
 func (sb *spanBuilder) span(i int, c *callRec) ([]byte, error) {
-	sb.spans.RemoveIf(func(ptrace.Span) bool { return true })
-	if err := fillSpan(sb.spans.AppendEmpty(), sb.spanID(i, c), sb.fallback, c); err != nil {
+	if err := fillSpan(&sb.sp, sb.spanID(i, c), sb.fallback, c); err != nil {
 		return nil, err
 	}
-	out, err := sb.m.MarshalTraces(sb.td)
-	if err != nil {
-		return nil, err
-	}
-	raw := gjson.GetBytes(out, "resourceSpans.0.scopeSpans.0.spans.0").Raw
-	if raw == "" {
-		return nil, errors.New("otlp: unexpected span encoding")
-	}
-	return []byte(raw), nil
+	sb.buf = appendSpan(sb.buf[:0], &sb.sp)
+	return sb.buf, nil
 }
 
 // fillSpan maps call c to span sp, with span id id and, when the call
@@ -419,105 +390,101 @@ func (sb *spanBuilder) span(i int, c *callRec) ([]byte, error) {
 // mcp.resource.uri, mcp.protocol.version (the revision the call ran
 // under), and error.type (the JSON-RPC error code, or tool_error for a
 // result marked isError). The mcpsnoop.* attributes stay.
-func fillSpan(sp ptrace.Span, id pcommon.SpanID, fallback pcommon.TraceID, c *callRec) error {
-	sp.SetName(spanName(c))
-	sp.SetKind(ptrace.SpanKindClient)
+func fillSpan(sp *span, id SpanID, fallback TraceID, c *callRec) error {
+	*sp = span{attrs: sp.attrs[:0], name: spanName(c), kind: kindClient, spanID: id, traceID: fallback}
 	if c.Dir == "s2c" {
-		sp.SetKind(ptrace.SpanKindServer)
+		sp.kind = kindServer
 	}
-	sp.SetSpanID(id)
-	sp.SetTraceID(fallback)
 	if c.TraceID != "" {
 		tid, err1 := hex.DecodeString(c.TraceID)
 		pid, err2 := hex.DecodeString(c.ParentID)
 		if err1 != nil || err2 != nil || len(tid) != 16 || len(pid) != 8 {
 			return fmt.Errorf("otlp: kept trace context %s-%s is not hex", c.TraceID, c.ParentID)
 		}
-		sp.SetTraceID(pcommon.TraceID(tid))
-		sp.SetParentSpanID(pcommon.SpanID(pid))
-		sp.SetFlags(uint32(c.Flags) | flagHasIsRemote | flagIsRemote)
-		sp.TraceState().FromRaw(c.TraceState)
+		sp.traceID = TraceID(tid)
+		sp.parentID = SpanID(pid)
+		sp.flags = uint32(c.Flags) | flagHasIsRemote | flagIsRemote
+		sp.traceState = c.TraceState
 	}
-	sp.SetStartTimestamp(pcommon.Timestamp(c.Start))
+	sp.start = uint64(c.Start)
 	end := c.End
 	if end < c.Start { // not ended, or the capture clock stepped back
 		end = c.Start
 	}
-	sp.SetEndTimestamp(pcommon.Timestamp(end))
+	sp.end = uint64(end)
 
-	a := sp.Attributes()
-	a.PutStr("rpc.system", "mcp")
-	a.PutStr("rpc.method", c.Method)
-	a.PutStr("mcp.method.name", c.Method)
-	a.PutStr("jsonrpc.request.id", requestID(c.ID))
+	a := &sp.attrs
+	a.putStr("rpc.system", "mcp")
+	a.putStr("rpc.method", c.Method)
+	a.putStr("mcp.method.name", c.Method)
+	a.putStr("jsonrpc.request.id", requestID(c.ID))
 	if c.ProtocolVersion != "" {
-		a.PutStr("mcp.protocol.version", c.ProtocolVersion)
+		a.putStr("mcp.protocol.version", c.ProtocolVersion)
 	}
 	switch c.Method {
 	case "tools/call":
 		if c.Tool != "" {
-			a.PutStr("gen_ai.tool.name", c.Tool)
+			a.putStr("gen_ai.tool.name", c.Tool)
 		}
-		a.PutStr("gen_ai.operation.name", "execute_tool")
+		a.putStr("gen_ai.operation.name", "execute_tool")
 	case "prompts/get":
 		if c.OpName != "" {
-			a.PutStr("gen_ai.prompt.name", c.OpName)
+			a.putStr("gen_ai.prompt.name", c.OpName)
 		}
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
 		if c.OpName != "" {
-			a.PutStr("mcp.resource.uri", c.OpName)
+			a.putStr("mcp.resource.uri", c.OpName)
 		}
 	}
 	if et := errorType(c); et != "" {
-		a.PutStr("error.type", et)
+		a.putStr("error.type", et)
 		if c.ErrCode != "" {
-			a.PutStr("rpc.response.status_code", c.ErrCode)
+			a.putStr("rpc.response.status_code", c.ErrCode)
 		}
 	}
-	a.PutStr("mcpsnoop.call.id", c.ID)
-	a.PutStr("mcpsnoop.call.status", c.Status)
-	a.PutStr("mcpsnoop.call.state", c.State)
-	a.PutBool("mcpsnoop.call.is_tool", c.IsTool)
-	a.PutBool("mcpsnoop.call.is_error", c.IsError)
-	a.PutBool("mcpsnoop.call.tool_error", c.ToolError)
+	a.putStr("mcpsnoop.call.id", c.ID)
+	a.putStr("mcpsnoop.call.status", c.Status)
+	a.putStr("mcpsnoop.call.state", c.State)
+	a.putBool("mcpsnoop.call.is_tool", c.IsTool)
+	a.putBool("mcpsnoop.call.is_error", c.IsError)
+	a.putBool("mcpsnoop.call.tool_error", c.ToolError)
 	if c.Tool != "" {
-		a.PutStr("mcpsnoop.call.tool_name", c.Tool)
+		a.putStr("mcpsnoop.call.tool_name", c.Tool)
 	}
 	if c.HasDuration {
-		a.PutDouble("mcpsnoop.call.duration_ms", float64(c.Duration)/1e6)
+		a.putDouble("mcpsnoop.call.duration_ms", float64(c.Duration)/1e6)
 	}
 	if c.CancelledAt != "" {
-		a.PutStr("mcpsnoop.call.cancelled_at", c.CancelledAt)
+		a.putStr("mcpsnoop.call.cancelled_at", c.CancelledAt)
 	}
 	if c.CancelReason != "" {
-		a.PutStr("mcpsnoop.call.cancel_reason", c.CancelReason)
+		a.putStr("mcpsnoop.call.cancel_reason", c.CancelReason)
 	}
 	if c.LateResult {
-		a.PutBool("mcpsnoop.call.late_result", true)
+		a.putBool("mcpsnoop.call.late_result", true)
 	}
 	if c.RoundTrips > 1 {
-		a.PutInt("mcpsnoop.call.round_trips", int64(c.RoundTrips))
+		a.putInt("mcpsnoop.call.round_trips", int64(c.RoundTrips))
 		if c.HasDuration {
-			a.PutDouble("mcpsnoop.call.server_time_ms", float64(c.ServerTime)/1e6)
+			a.putDouble("mcpsnoop.call.server_time_ms", float64(c.ServerTime)/1e6)
 		}
 	}
 	if c.TaskID != "" {
-		a.PutStr("mcpsnoop.call.task_id", c.TaskID)
+		a.putStr("mcpsnoop.call.task_id", c.TaskID)
 	}
 	if c.TaskStatus != "" {
-		a.PutStr("mcpsnoop.call.task_status", c.TaskStatus)
+		a.putStr("mcpsnoop.call.task_status", c.TaskStatus)
 	}
 
 	// A failed call's status is Error; every other span's stays Unset, as
 	// the conventions ask of instrumentation (Ok is the application's to
 	// set), whether the call succeeded or never finished on its own.
 	if c.IsError {
-		sp.Status().SetCode(ptrace.StatusCodeError)
-		msg := c.ErrMessage
-		if msg == "" && c.ToolError {
-			msg = "tool result marked isError"
+		sp.status.code = statusError
+		sp.status.message = c.ErrMessage
+		if sp.status.message == "" && c.ToolError {
+			sp.status.message = "tool result marked isError"
 		}
-		sp.Status().SetMessage(msg)
 	}
 	return nil
 }
@@ -568,22 +535,22 @@ func errorType(c *callRec) string {
 // backends take for the same span; from its second use on, the call index
 // is added as one more part: SHA-256("span\0" ... direction "\0" index
 // "\0").
-func (sb *spanBuilder) spanID(i int, c *callRec) pcommon.SpanID {
+func (sb *spanBuilder) spanID(i int, c *callRec) SpanID {
 	return spanIDFor(sb.seen, sb.session, i, c)
 }
 
 // spanIDFor is the span id of call index i of session, seen holding the
 // request keys that already named a span (see spanBuilder.spanID).
-func spanIDFor(seen map[string]bool, session string, i int, c *callRec) pcommon.SpanID {
+func spanIDFor(seen map[string]bool, session string, i int, c *callRec) SpanID {
 	key := c.Dir + "\x00" + c.ID
 	if len(key) > 64 {
 		key = string(digest("key", key)) // a long id is not kept whole
 	}
 	if seen[key] {
-		return pcommon.SpanID(digest("span", session, c.ID, c.Dir, strconv.Itoa(i))[:8])
+		return SpanID(digest("span", session, c.ID, c.Dir, strconv.Itoa(i))[:8])
 	}
 	seen[key] = true
-	return pcommon.SpanID(digest("span", session, c.ID, c.Dir)[:8])
+	return SpanID(digest("span", session, c.ID, c.Dir)[:8])
 }
 
 // digest is SHA-256 over the parts, each followed by a NUL byte.
@@ -598,8 +565,8 @@ func digest(parts ...string) []byte {
 
 // SessionTraceID is the synthetic trace id of a session outside any run:
 // 16 bytes of SHA-256("trace\0" session id "\0").
-func SessionTraceID(session string) pcommon.TraceID {
-	return pcommon.TraceID(digest("trace", session)[:16])
+func SessionTraceID(session string) TraceID {
+	return TraceID(digest("trace", session)[:16])
 }
 
 // RunTraceID is the synthetic trace id of a run whose client sent no
@@ -607,8 +574,8 @@ func SessionTraceID(session string) pcommon.TraceID {
 // "\0"). It depends on the run id alone, so every session of the run, and
 // every export of it, lands in one trace. The "run" part keeps it apart
 // from session trace ids even if a session id looked like a run id.
-func RunTraceID(runID string) pcommon.TraceID {
-	return pcommon.TraceID(digest("run", runID)[:16])
+func RunTraceID(runID string) TraceID {
+	return TraceID(digest("run", runID)[:16])
 }
 
 // traceFor is the trace of the session's calls that carry no valid
@@ -619,7 +586,7 @@ func RunTraceID(runID string) pcommon.TraceID {
 //     its 32 hex digits: the full id is taken from a call of the session
 //     that carried it, else from the run's label);
 //   - in a client-process run, the run's synthetic trace (RunTraceID).
-func traceFor(s *export.Session) (pcommon.TraceID, error) {
+func traceFor(s *export.Session) (TraceID, error) {
 	if s.Run == nil {
 		return fallbackTrace(s.Report.ID, "", "", ""), nil
 	}
@@ -636,7 +603,7 @@ func traceFor(s *export.Session) (pcommon.TraceID, error) {
 				return nil
 			})
 			if err != nil && err != errFound {
-				return pcommon.TraceID{}, err
+				return TraceID{}, err
 			}
 		}
 		if full == "" {
@@ -651,13 +618,13 @@ func traceFor(s *export.Session) (pcommon.TraceID, error) {
 // fallbackTrace is the trace of a session's untraced calls given its run
 // (runID "" for none) and, for a trace run, the run's full trace id when
 // known (see traceFor).
-func fallbackTrace(session, runID, kind, fullTrace string) pcommon.TraceID {
+func fallbackTrace(session, runID, kind, fullTrace string) TraceID {
 	if runID == "" {
 		return SessionTraceID(session)
 	}
 	if kind == checker.RunKeyTrace {
 		if id, err := hex.DecodeString(fullTrace); err == nil && len(id) == 16 {
-			return pcommon.TraceID(id)
+			return TraceID(id)
 		}
 	}
 	return RunTraceID(runID)
