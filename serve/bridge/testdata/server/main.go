@@ -5,7 +5,8 @@
 // process exits in the middle of the call). With -raw it is a server that
 // breaks 2026-07-28 on purpose: on tools/call it sends the client an
 // elicitation/create request, which that revision forbids on HTTP, and
-// answers with the error code the request got back.
+// answers with the error code the request got back. With -script it is
+// the scripted peer of the routing tests (script.go).
 package main
 
 import (
@@ -29,9 +30,14 @@ func text(s string) *mcp.CallToolResult {
 
 func main() {
 	raw := flag.Bool("raw", false, "send a server request on tools/call (a 2026-07-28 violation)")
+	script := flag.Bool("script", false, "hold tools/call requests and send a message tied to none of them (script.go)")
 	flag.Parse()
 	if *raw {
 		runRaw()
+		return
+	}
+	if *script {
+		runScript()
 		return
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "bridgetest", Version: "1.0.0"}, nil)
