@@ -17,8 +17,14 @@ import (
 // maxInFlight batches are out at once, which bounds the memory the copies
 // take.
 
-// wireBatchSize is how many frames one goroutine validates.
-const wireBatchSize = 64
+// wireBatchSize is how many frames one goroutine validates, at most;
+// wireBatchBytes is how many bytes of frames a batch collects before it is
+// validated, so that huge frames (a log of 255 MiB lines after another) go
+// one by one instead of piling up in one arena.
+const (
+	wireBatchSize  = 64
+	wireBatchBytes = 16 << 20
+)
 
 // wireJob is one frame to validate and, once done, what came of it.
 type wireJob struct {
@@ -74,7 +80,7 @@ func (p *wirePool) submit(j wireJob) {
 	j.end = len(b.arena)
 	j.msg.Raw = nil
 	b.jobs = append(b.jobs, j)
-	if len(b.jobs) < wireBatchSize {
+	if len(b.jobs) < wireBatchSize && len(b.arena) < wireBatchBytes {
 		return
 	}
 	p.dispatch()
@@ -116,7 +122,7 @@ func (p *wirePool) applyOldest() {
 		*j = wireJob{}
 	}
 	b.jobs, b.arena = b.jobs[:0], b.arena[:0]
-	if cap(b.arena) > 16<<20 {
+	if cap(b.arena) > wireBatchBytes {
 		b.arena = nil // a batch of huge frames: let it go
 	}
 	p.free = append(p.free, b)

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
@@ -19,6 +20,9 @@ import (
 // leaves room for. What the workers may hold live is half the budget: the
 // garbage collector lets the heap grow to twice what is live before it
 // collects.
+//
+// How many workers and what budget are decided once per check (decide),
+// from the machine's facts read once (thisMachine) and the logs' sizes.
 
 // partBase is what reading a log holds besides its lines: an engine
 // part, its sessions' state, the reader's first buffer.
@@ -37,50 +41,106 @@ func logNeed(size int64) int64 {
 	return 3*min(size, capture.MaxEnvelope) + partBase
 }
 
-// Workers is how many inputs Check reads at once when asked for jobs (0:
-// choose). Without jobs it is one per core, at most one per input, and no
-// more than the memory budget holds for the largest input; with jobs it
-// is jobs, at most one per input. Either way it leaves the open-file limit
-// room. Inputs that are not all regular files are read one at a time.
-func Workers(inputs []capture.Input, jobs int) int {
+// machine is what the worker count is decided from besides the logs.
+type machine struct {
+	cores  int   // Go's processors (GOMAXPROCS: the cores, or the container's CPU limit)
+	budget int64 // the memory budget (sysmem.Budget); 0: it cannot be told, no bound
+	files  int64 // the open-file limit; 0: it cannot be told, no bound
+}
+
+// thisMachine reads this process's facts.
+func thisMachine() machine {
+	m := machine{cores: runtime.GOMAXPROCS(0), budget: int64(min(sysmem.Budget(), 1<<62))}
+	if files, ok := sysmem.OpenFiles(); ok {
+		m.files = int64(min(files, 1<<62))
+	}
+	return m
+}
+
+// plan is how a check reads its inputs, decided once.
+type plan struct {
+	workers int
+	live    int64   // what the workers may hold live at once: half the budget; 0 for no bound
+	needs   []int64 // what reading each input may hold (logNeed of its size)
+	// why says what bounded workers, for DescribeWorkers.
+	why string
+}
+
+// decide is the worker count and the budget for inputs of the given sizes
+// (-1: not a regular file, whose size cannot be told) on m, asked for
+// jobs (0: choose). Without jobs it is one per core, at most one per
+// input, and no more than the live budget holds at once for the largest
+// input; with jobs it is jobs, at most one per input. Either way it leaves
+// the open-file limit room.
+func decide(m machine, sizes []int64, jobs int) plan {
+	p := plan{live: m.budget / 2, needs: make([]int64, len(sizes))}
+	largest := logNeed(0)
+	for i, s := range sizes {
+		if s < 0 {
+			s = capture.MaxEnvelope // standard input, a pipe: assume the worst
+		}
+		p.needs[i] = logNeed(s)
+		largest = max(largest, p.needs[i])
+	}
 	w := jobs
+	p.why = "--jobs"
 	if w <= 0 {
-		w = runtime.GOMAXPROCS(0)
-		if live := liveBudget(); live > 0 {
-			w = min(w, max(1, int(live/maxNeed(inputs))))
+		w, p.why = max(1, m.cores), "one per core"
+		if p.live > 0 {
+			if fit := max(1, int(min(p.live/largest, 1<<20))); fit < w {
+				w, p.why = fit, fmt.Sprintf("as many as half the %s memory budget holds for the largest log (%s)", mib(m.budget), mib(largest))
+			}
 		}
 	}
-	if files, ok := sysmem.OpenFiles(); ok {
-		w = min(w, max(1, int(files)-reservedFiles))
+	if m.files > 0 {
+		if room := int(max(1, min(m.files-reservedFiles, 1<<20))); room < w {
+			w, p.why = room, "the open-file limit"
+		}
 	}
-	return max(1, min(w, len(inputs)))
+	if len(sizes) < w {
+		w, p.why = len(sizes), "one per log"
+	}
+	p.workers = max(1, w)
+	return p
 }
 
-// maxNeed is the largest logNeed of the inputs.
-func maxNeed(inputs []capture.Input) int64 {
-	need := logNeed(0)
-	for _, in := range inputs {
-		need = max(need, logNeed(inputSize(in)))
+// planFor decides for inputs on this machine.
+func planFor(inputs []capture.Input, jobs int) plan {
+	sizes := make([]int64, len(inputs))
+	for i, in := range inputs {
+		sizes[i] = inputSize(in)
 	}
-	return need
+	return decide(thisMachine(), sizes, jobs)
 }
 
-// inputSize is a file input's size, or MaxEnvelope when it cannot be told
-// (standard input, a pipe: assume the worst).
+// Workers is how many inputs Check reads at once when asked for jobs (0:
+// choose): see decide. Inputs that are not all regular files are read one
+// at a time whatever it says.
+func Workers(inputs []capture.Input, jobs int) int { return planFor(inputs, jobs).workers }
+
+// DescribeWorkers says how many workers Check starts by default for
+// inputs on this machine, and what decided it.
+func DescribeWorkers(inputs []capture.Input) string {
+	m := thisMachine()
+	p := planFor(inputs, 0)
+	return fmt.Sprintf("%d (%s; %d cores, memory budget %s, open-file limit %d, %d logs)", p.workers, p.why, m.cores, mib(m.budget), m.files, len(inputs))
+}
+
+// mib formats n bytes in MiB.
+func mib(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
+
+// inputSize is a file input's size, or -1 when it cannot be told
+// (standard input, a pipe).
 func inputSize(in capture.Input) int64 {
 	if in.Stdin {
-		return capture.MaxEnvelope
+		return -1
 	}
 	info, err := os.Stat(in.Path)
 	if err != nil || !info.Mode().IsRegular() {
-		return capture.MaxEnvelope
+		return -1
 	}
 	return info.Size()
 }
-
-// liveBudget is what the workers may hold live at once: half the memory
-// budget (0 when it cannot be told: no bound).
-func liveBudget() int64 { return int64(sysmem.Budget() / 2) }
 
 // memBudget is the bytes the workers share: each takes what its log may
 // need, waiting while they are taken, and gives them back when done.
@@ -91,7 +151,11 @@ type memBudget struct {
 	free  int64
 }
 
+// newMemBudget is a budget of total bytes; nil (no bound) when total is 0.
 func newMemBudget(total int64) *memBudget {
+	if total <= 0 {
+		return nil
+	}
 	b := &memBudget{total: total, free: total}
 	b.freed.L = &b.mu
 	return b

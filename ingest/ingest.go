@@ -64,11 +64,11 @@ func Check(cfg checker.Config, inputs []capture.Input, o Options) (*checker.Engi
 	if cfg.OnCall != nil || cfg.OnFrame != nil || !allFiles(inputs) {
 		return serial(cfg, inputs, o)
 	}
-	workers := Workers(inputs, o.Workers)
-	if workers < 2 {
+	p := planFor(inputs, o.Workers)
+	if p.workers < 2 {
 		return serial(cfg, inputs, o)
 	}
-	return parallel(cfg, inputs, o, workers)
+	return parallel(cfg, inputs, o, p)
 }
 
 // serial is the plain check: one engine, inputs in order.
@@ -141,18 +141,15 @@ func ReadInto(eng *checker.Engine, src io.Reader, in capture.Input, red *capture
 // A job is a group of inputs one part reads, in order.
 type job []int
 
-// parallel reads inputs on workers goroutines (see the package comment).
-func parallel(cfg checker.Config, inputs []capture.Input, o Options, workers int) (*checker.Engine, error) {
+// parallel reads inputs as p says (see the package comment).
+func parallel(cfg checker.Config, inputs []capture.Input, o Options, p plan) (*checker.Engine, error) {
 	jobs := make([]job, len(inputs))
 	for i := range inputs {
 		jobs[i] = job{i}
 	}
 	sizes := make([]int64, len(inputs))
-	var budget *memBudget
-	if b := liveBudget(); b > 0 {
-		budget = newMemBudget(b)
-	}
-	parts, err := run(cfg, inputs, o, workers, jobs, sizes, budget, false)
+	budget := newMemBudget(p.live)
+	parts, err := run(cfg, inputs, o, p, jobs, sizes, budget, false)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +161,7 @@ func parallel(cfg checker.Config, inputs []capture.Input, o Options, workers int
 			}
 		}
 		parts = nil // let the dropped parts go before reading again
-		again, err := run(cfg, inputs, o, workers, redo.jobs, sizes, budget, true)
+		again, err := run(cfg, inputs, o, p, redo.jobs, sizes, budget, true)
 		if err != nil {
 			return nil, err
 		}
@@ -181,13 +178,14 @@ func parallel(cfg checker.Config, inputs []capture.Input, o Options, workers int
 	return checker.Merge(cfg, parts)
 }
 
-// run reads jobs, in order of their first input, on workers goroutines,
-// each with a part of its own that reads every job it takes. It returns
+// run reads jobs, in order of their first input, on p.workers goroutines,
+// each with a part of its own that reads every job it takes, taking from
+// budget what p says each input may need. It returns
 // the parts, or the error of the first input in order that failed. A first
 // pass notes in sizes the bytes it read of each input; a second (again)
 // reads no more than that.
-func run(cfg checker.Config, inputs []capture.Input, o Options, workers int, jobs []job, sizes []int64, budget *memBudget, again bool) ([]*checker.Engine, error) {
-	workers = min(workers, len(jobs))
+func run(cfg checker.Config, inputs []capture.Input, o Options, p plan, jobs []job, sizes []int64, budget *memBudget, again bool) ([]*checker.Engine, error) {
+	workers := min(p.workers, len(jobs))
 	var (
 		next    atomic.Int64 // the next job to take
 		mu      sync.Mutex
@@ -218,7 +216,7 @@ func run(cfg checker.Config, inputs []capture.Input, o Options, workers int, job
 						parts[w] = checker.NewPart(cfg, workers)
 					}
 					parts[w].BeginInput(n)
-					took := budget.take(logNeed(inputSize(inputs[n])))
+					took := budget.take(p.needs[n])
 					err := read(parts[w], inputs[n], o, &sizes[n], again)
 					parts[w].EndInput() // its frames' copies go before its memory is given back
 					budget.give(took)

@@ -127,11 +127,21 @@ func writeHugeLineLog(t *testing.T, path, sid string, size int) {
 	}
 }
 
-// Six logs with 255 MiB lines checked with --jobs 6 under a 4 GiB limit
-// (GOMEMLIMIT and the address space): the workers share the budget, so
-// no more of them read at once than it holds, and the check completes
-// within the limit. By default no more workers are started than the
-// budget holds for the largest log.
+// Six logs with 255 MiB lines checked with --jobs 6 under a 2 GiB memory
+// budget (GOMEMLIMIT): the workers share the budget, so no more of them
+// read at once than it holds (one: each may need 797 MiB, and half the
+// budget holds one), and the check's peak stays within it, where six at
+// once hold over 3 GiB. By default no more workers are started than the
+// budget holds for the largest log: one, so the logs are read in order,
+// where validation once piled the six huge frames up in one batch (over
+// 2 GiB, out of memory).
+//
+// The address space is limited too, so that a check that ignores the
+// budget cannot take the machine's memory, but well above the budget: Go
+// reserves address space it does not use (heap arenas, the page
+// allocator's index, stacks, the binary's mappings; about 1.5 GiB before
+// the first allocation), and a limit equal to the budget once left too
+// little of it for the heap the budget allows (a CI run ran out of memory).
 func TestCheckJobsShareOneMemoryBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and checks six logs of 255 MiB")
@@ -143,17 +153,20 @@ func TestCheckJobsShareOneMemoryBudget(t *testing.T) {
 		writeHugeLineLog(t, p, fmt.Sprintf("big-%d-aaaaaaaaaaaa", i), 255<<20)
 		paths = append(paths, p)
 	}
-	const limit = 4 << 30
-	res, _ := measuredCheck(t, paths, 6, "4GiB", limit, nil)
+	const (
+		budget    = 2 << 30
+		addrSpace = budget + 4<<30
+	)
+	res, _ := measuredCheck(t, paths, 6, "2GiB", addrSpace, nil)
 	if res.Err != "" || res.Sessions != 6 || res.Counters.Pending != 0 {
 		t.Fatalf("check: %+v", res)
 	}
-	if res.PeakRSS > limit {
-		t.Errorf("peak RSS %d MiB, over the %d MiB limit", res.PeakRSS>>20, limit>>20)
+	if res.PeakRSS > budget {
+		t.Errorf("peak RSS %d MiB, over the %d MiB budget", res.PeakRSS>>20, budget>>20)
 	}
 	// By default, no more workers than half the budget holds logs.
-	def, _ := measuredCheck(t, paths, 0, "4GiB", limit, nil)
-	if want := max(1, int(limit/2/logNeed(255<<20))); def.Workers > want || def.Err != "" || def.Sessions != 6 {
+	def, _ := measuredCheck(t, paths, 0, "2GiB", addrSpace, nil)
+	if want := max(1, int(budget/2/logNeed(255<<20))); def.Workers > want || def.Err != "" || def.Sessions != 6 {
 		t.Errorf("by default %d workers (%+v), want at most %d", def.Workers, def, want)
 	}
 }

@@ -34,7 +34,11 @@ func newMemBudget(limit int, warn *capture.Notices) *memBudget {
 }
 
 // take reserves n bytes, if they fit.
-func (m *memBudget) take(n int) bool {
+func (m *memBudget) take(n int) bool { return m.reserve(n, true) }
+
+// reserve reserves n bytes, if they fit; when they do not, the first
+// time it is asked to warn, it warns.
+func (m *memBudget) reserve(n int, warnFull bool) bool {
 	if m == nil || n <= 0 {
 		return true
 	}
@@ -44,8 +48,8 @@ func (m *memBudget) take(n int) bool {
 		m.mu.Unlock()
 		return true
 	}
-	warn := !m.warned && m.warn != nil
-	m.warned = true
+	warn := warnFull && !m.warned && m.warn != nil
+	m.warned = m.warned || warnFull
 	m.mu.Unlock()
 	if warn {
 		m.warn.Say(fmt.Sprintf("mcpsnoop: warning: the log's memory budget for bodies in flight (%d MiB) is used up; bodies are logged truncated until it frees up; traffic is not affected\n", m.limit>>20))
@@ -71,6 +75,28 @@ type logCopy struct {
 	held      int  // bytes taken from mem for buf
 	truncated bool // some bytes observed are not in buf
 }
+
+// expect sizes an empty copy for a body of n bytes (its Content-Length;
+// unknown when negative), so that a small body's copy is allocated once
+// rather than grown chunk by chunk. A declared length is only a promise:
+// no more than expectMax is set aside ahead of the bytes (a client that
+// declares a huge body and sends nothing must not hold the budget), and
+// none when the budget cannot spare it without a word (add then grows the
+// copy as the body comes, and warns if it must).
+func (c *logCopy) expect(n int64) {
+	if n <= 0 || c.buf != nil || c.truncated {
+		return
+	}
+	size := int(min(n, expectMax))
+	if !c.mem.reserve(size, false) {
+		return
+	}
+	c.held += size
+	c.buf = make([]byte, 0, size)
+}
+
+// expectMax is the most expect sets aside for a body ahead of its bytes.
+const expectMax = 64 << 10
 
 // add appends p, as much of it as the caps allow (all of p or none of it,
 // for the budget).

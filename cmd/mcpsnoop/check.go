@@ -140,7 +140,7 @@ stdout). With --write-known, 0 once the file is written.`,
 	f.StringVar(&o.explain, "explain", "", "print what a rule checks (W1-W49, M1, wire, S1-S9; all lists them) and the spec section it enforces, and exit")
 	f.StringVar(&o.known, "known", "", "accept the findings this file lists (SARIF fingerprints, as --write-known writes them): notes that fail nothing; a listed finding of a checked server that no longer occurs fails the check")
 	f.StringVar(&o.writeKnown, "write-known", "", "write every finding of this check to this file as accepted (- for standard output), keeping the entries of servers it did not check; exits 0 once written")
-	f.IntVar(&o.jobs, "jobs", 0, "read at most this many log files at once (0: one per core, as many as half the memory budget (GOMEMLIMIT, else half the memory) holds for the largest log; 1: one after another); never more than the open-file limit allows, and all share the budget; the report is the same either way")
+	f.IntVar(&o.jobs, "jobs", 0, "read at most this many log files at once (0: decided once per check: one per core, at most one per log, and no more than half the memory budget (GOMEMLIMIT, else half the memory) holds for the largest log (three times its longest possible line, plus 32 MiB); 1: one after another); never more than the open-file limit allows, and all share the budget; the report is the same either way")
 	return cmd
 }
 
