@@ -1,0 +1,115 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// monotonic is CLOCK_MONOTONIC in nanoseconds, the same clock in every
+// process on the machine.
+func monotonic() int64 {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
+}
+
+// helpersOf lists the processes under root that are neither the server
+// nor under it: what the shim started for itself.
+func helpersOf(root, server int) []int {
+	parent := map[int]int{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		if pp, ok := ppid(pid); ok {
+			parent[pid] = pp
+		}
+	}
+	var hs []int
+	for pid := range parent {
+		if pid == server || under(pid, server, parent) {
+			continue
+		}
+		if under(pid, root, parent) {
+			hs = append(hs, pid)
+		}
+	}
+	return hs
+}
+
+// under says whether anc is a strict ancestor of pid.
+func under(pid, anc int, parent map[int]int) bool {
+	for i := 0; i < 64; i++ {
+		pp, ok := parent[pid]
+		if !ok || pp <= 1 {
+			return false
+		}
+		if pp == anc {
+			return true
+		}
+		pid = pp
+	}
+	return false
+}
+
+// ppid reads the parent from /proc/PID/stat (after the command name,
+// which may hold spaces and parentheses).
+func ppid(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0, false
+	}
+	pp, err := strconv.Atoi(f[1])
+	return pp, err == nil
+}
+
+// vmHWM is the process's peak RSS in KiB so far, 0 once it is gone (or
+// a zombie, whose memory is already released).
+func vmHWM(pid int) int64 {
+	return statusField("/proc/"+strconv.Itoa(pid)+"/status", "VmHWM:")
+}
+
+// rollup is the process's Pss and anonymous memory, in KiB.
+func rollup(pid int) (pss, anon int64) {
+	p := "/proc/" + strconv.Itoa(pid) + "/smaps_rollup"
+	return statusField(p, "Pss:"), statusField(p, "Anonymous:")
+}
+
+// statusField reads one "Key: N kB" line of a /proc file.
+func statusField(path, key string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, key); ok {
+			fs := strings.Fields(rest)
+			if len(fs) > 0 {
+				n, _ := strconv.ParseInt(fs[0], 10, 64)
+				return n
+			}
+		}
+	}
+	return 0
+}
