@@ -135,6 +135,10 @@ type trial struct {
 	// reaped (the server's included), from wait4: unlike the times above,
 	// it does not grow when the machine is busy.
 	CPUNS int64 `json:"cpu_ns"`
+	// CPU time on the shim's and the helpers' own accounts, from
+	// /proc/PID/schedstat, read until each process is gone.
+	ShimCPUNS   int64 `json:"shim_cpu_ns"`
+	HelperCPUNS int64 `json:"helper_cpu_ns"`
 }
 
 // runTrial runs the server under t (or alone), does the handshake, reads
@@ -218,11 +222,14 @@ func runTrial(t tool, self, dir string) (trial, error) {
 	}
 	// VmHWM only grows; read it until each process is gone, so that the
 	// last reading is its peak over the whole session, its end included.
-	peak := map[int]int64{}
+	peak, ran := map[int]int64{}, map[int]int64{}
 	sample := func() {
 		for _, p := range append([]int{shim}, helpers...) {
 			if v := vmHWM(p); v > peak[p] {
 				peak[p] = v
+			}
+			if v := onCPU(p); v > ran[p] {
+				ran[p] = v
 			}
 		}
 	}
@@ -245,9 +252,10 @@ wait:
 		return tr, fmt.Errorf("%v (stderr: %s)", werr, stderr)
 	}
 	tr.CPUNS = cpu(cmd)
-	tr.ShimHWM = peak[shim]
+	tr.ShimHWM, tr.ShimCPUNS = peak[shim], ran[shim]
 	for _, h := range helpers {
 		tr.HelperHWM += peak[h]
+		tr.HelperCPUNS += ran[h]
 	}
 	return tr, nil
 }

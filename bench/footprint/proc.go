@@ -35,6 +35,11 @@ func helpersOf(root, server int) []int {
 			parent[pid] = pp
 		}
 	}
+	return helpersIn(parent, root, server)
+}
+
+// helpersIn is helpersOf on a process tree given as each pid's parent.
+func helpersIn(parent map[int]int, root, server int) []int {
 	var hs []int
 	for pid := range parent {
 		if pid == server || under(pid, server, parent) {
@@ -85,6 +90,25 @@ func ppid(pid int) (int, bool) {
 // a zombie, whose memory is already released).
 func vmHWM(pid int) int64 {
 	return statusField("/proc/"+strconv.Itoa(pid)+"/status", "VmHWM:")
+}
+
+// onCPU is the time the process's threads have run, in ns: the first
+// field of each /proc/PID/task/TID/schedstat (a thread that already
+// exited is missed; the Go runtime seldom ends one); 0 once it is gone.
+func onCPU(pid int) int64 {
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/[0-9]*/schedstat")
+	var sum int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			sum += n
+		}
+	}
+	return sum
 }
 
 // rollup is the process's Pss and anonymous memory, in KiB.

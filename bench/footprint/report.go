@@ -26,7 +26,9 @@ var rows = []row{
 	{"anonymous, shim + helpers", true, func(t trial) int64 { return t.ShimAnon + t.HelperAnon }},
 	{"start-up (spawn -> server runs)", false, func(t trial) int64 { return t.StartupNS }},
 	{"first response (initialize)", false, func(t trial) int64 { return t.FirstNS }},
-	{"CPU, all processes", false, func(t trial) int64 { return t.CPUNS }},
+	{"CPU (all processes)", false, func(t trial) int64 { return t.CPUNS }},
+	{"CPU, shim", false, func(t trial) int64 { return t.ShimCPUNS }},
+	{"CPU, helpers", false, func(t trial) int64 { return t.HelperCPUNS }},
 }
 
 // printTable prints each figure's median [min-max] per tool, the first
@@ -62,9 +64,9 @@ func printTable(w io.Writer, runs int, order []tool, res map[string][]trial) {
 		}
 		table = append(table, line)
 	}
-	for _, r := range rows[5:] {
+	for _, r := range rows[5:8] {
 		alone := median(res["server alone"], r)
-		line := []string{"  added by the shim: " + strings.SplitN(r.label, " ", 2)[0], ""}
+		line := []string{"  added by the shim: " + strings.SplitN(r.label, " (", 2)[0], ""}
 		for _, t := range tools {
 			line = append(line, ms(median(res[t.name], r)-alone))
 		}
