@@ -61,14 +61,25 @@ func TestTrialCountsTheShimAndItsHelpersNotTheServer(t *testing.T) {
 }
 
 func TestHelpersAreBetweenTheShimAndTheServer(t *testing.T) {
-	// 10 the shim: 11 its supervisor, 12 the server under it, 13 what the
-	// server started; 14 another helper of the shim, 15 its child; 20 a
-	// process elsewhere.
-	parent := map[int]int{10: 5, 11: 10, 12: 11, 13: 12, 14: 10, 15: 14, 20: 1}
-	got := helpersIn(parent, 10, 12)
+	// 10 the shim: 11 its supervisor, leading group 11, 12 the server
+	// under it, 13 what the server started; 14 another helper of the
+	// shim, 15 its child; 16 a helper in the server's group whose parent
+	// is gone (init's now); 20 a process elsewhere.
+	parent := map[int]int{10: 5, 11: 10, 12: 11, 13: 12, 14: 10, 15: 14, 16: 1, 20: 1}
+	group := map[int]int{10: 5, 11: 11, 12: 11, 13: 11, 14: 10, 15: 10, 16: 11, 20: 20}
+	got := helpersIn(parent, group, 10, 12)
+	slices.Sort(got)
+	if want := []int{11, 14, 15, 16}; !slices.Equal(got, want) {
+		t.Errorf("helpers = %v, want %v", got, want)
+	}
+	// A shim that made no group for the server: its group is everyone's.
+	for _, p := range []int{11, 12, 13, 16, 20} {
+		group[p] = 5
+	}
+	got = helpersIn(parent, group, 10, 12)
 	slices.Sort(got)
 	if want := []int{11, 14, 15}; !slices.Equal(got, want) {
-		t.Errorf("helpers = %v, want %v", got, want)
+		t.Errorf("with no group of the server's own: helpers = %v, want %v", got, want)
 	}
 }
 

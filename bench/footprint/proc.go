@@ -21,31 +21,34 @@ func monotonic() int64 {
 	return ts.Nano()
 }
 
-// helpersOf lists the processes under root that are neither the server
-// nor under it: what the shim started for itself.
+// helpersOf lists what the shim started for itself: the processes under
+// root, or in the server's process group (a helper that left the tree,
+// like mcpsnoop's watcher, forked twice so as to be nobody's child, stays
+// in the group the shim made, when it made one), that are neither the
+// server nor under it.
 func helpersOf(root, server int) []int {
-	parent := map[int]int{}
+	parent, group := map[int]int{}, map[int]int{}
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		pid, err := strconv.Atoi(filepath.Base(d))
 		if err != nil {
 			continue
 		}
-		if pp, ok := ppid(pid); ok {
-			parent[pid] = pp
+		if pp, pg, ok := ppid(pid); ok {
+			parent[pid], group[pid] = pp, pg
 		}
 	}
-	return helpersIn(parent, root, server)
+	return helpersIn(parent, group, root, server)
 }
 
-// helpersIn is helpersOf on a process tree given as each pid's parent.
-func helpersIn(parent map[int]int, root, server int) []int {
+// helpersIn is helpersOf on processes given by their parent and group.
+func helpersIn(parent, group map[int]int, root, server int) []int {
 	var hs []int
 	for pid := range parent {
-		if pid == server || under(pid, server, parent) {
+		if pid == server || pid == root || under(pid, server, parent) {
 			continue
 		}
-		if under(pid, root, parent) {
+		if under(pid, root, parent) || (group[pid] == group[server] && group[server] != group[root]) {
 			hs = append(hs, pid)
 		}
 	}
@@ -67,23 +70,24 @@ func under(pid, anc int, parent map[int]int) bool {
 	return false
 }
 
-// ppid reads the parent from /proc/PID/stat (after the command name,
-// which may hold spaces and parentheses).
-func ppid(pid int) (int, bool) {
+// ppid reads the parent and the process group from /proc/PID/stat (after
+// the command name, which may hold spaces and parentheses).
+func ppid(pid int) (parent, group int, ok bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, false
+		return 0, 0, false
 	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0, false
+	f := strings.Fields(string(b[i+1:])) // state, ppid, pgrp, ...
+	if len(f) < 3 {
+		return 0, 0, false
 	}
-	pp, err := strconv.Atoi(f[1])
-	return pp, err == nil
+	pp, err1 := strconv.Atoi(f[1])
+	pg, err2 := strconv.Atoi(f[2])
+	return pp, pg, err1 == nil && err2 == nil
 }
 
 // vmHWM is the process's peak RSS in KiB so far, 0 once it is gone (or

@@ -17,8 +17,9 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture/stdio/internal/supervise"
 )
 
-// The server runs under a supervisor: this same program, started again in
-// a hidden mode, in the server's process group. The kernel's parent-death
+// The server runs under a supervisor in its process group: where there is
+// a POSIX shell, the shell's watcher (watcher_unix.go); else this same
+// program, started again in a hidden mode, described here. The kernel's parent-death
 // signal (Linux only) reaches the shim's direct child alone, so a server
 // behind a wrapper (sh -c, npx, uvx, the npm launcher) outlived a shim
 // killed with SIGKILL; and macOS has no parent-death signal at all. The
@@ -48,18 +49,24 @@ func startErrorCode(err error) int {
 	return 126
 }
 
-// startServer starts argv with the given stdio: under a supervisor where
-// this program can be started again, else directly. exited is closed once
+// startServer starts argv with the given stdio: under the shell's watcher
+// (watcher_unix.go), else under a supervisor where this program can be
+// started again, else directly. It finds argv's program first, as
+// exec.Command would, so that one that cannot be started is a start error
+// whichever starts it. exited is closed once
 // the process cmd waits for (the supervisor, or the server) has exited;
 // the tree's release must be called after that.
 func startServer(argv []string, stdin, stdout, stderr *os.File, exited chan struct{}) (cmd *exec.Cmd, tree *serverTree, err error) {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	if shell := watcherShell(argv); shell != "" {
+		return startWatched(shell, argv, stdin, stdout, stderr, exited)
+	}
 	self := selfExecutable()
 	if self == "" {
 		return startDirect(argv, stdin, stdout, stderr, exited)
-	}
-	path, err := lookPath(argv[0])
-	if err != nil {
-		return nil, nil, err
 	}
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
@@ -106,15 +113,6 @@ func startServer(argv []string, stdin, stdout, stderr *os.File, exited chan stru
 	<-exited
 	done()
 	return nil, nil, fmt.Errorf("the supervisor (%s) ended before starting the server: %v", self, cmd.ProcessState)
-}
-
-// lookPath finds the server's program as exec.Command does: on PATH when
-// the name has no slash, else as given.
-func lookPath(name string) (string, error) {
-	if strings.Contains(name, "/") {
-		return name, nil
-	}
-	return exec.LookPath(name)
 }
 
 // supervisedStartError is a server the supervisor could not start.
