@@ -161,3 +161,24 @@ func groupOf(t *testing.T, pid int) []int {
 	}
 	return members
 }
+
+// startServer returns once the shell execs the server, its watcher
+// already forked: the kill grace and the signals the shim passes on are
+// then the server's, not the shell's start-up.
+func TestWatcherIsUpWhenTheServerStarts(t *testing.T) {
+	if watcherShell([]string{"sleep"}) == "" {
+		t.Skip("no shell to run the watcher")
+	}
+	exited := make(chan struct{})
+	cmd, tree, err := startServer([]string{"sleep", "30"}, nil, nil, nil, exited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := groupOf(t, cmd.Process.Pid)
+	_ = tree.kill()
+	<-exited
+	tree.release()
+	if len(members) != 2 {
+		t.Errorf("when startServer returned, the server's group held %v: want the server and its watcher", members)
+	}
+}

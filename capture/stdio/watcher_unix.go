@@ -3,6 +3,7 @@
 package stdio
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -25,8 +26,11 @@ import (
 // the group; it ignores SIGINT, SIGTERM and SIGHUP in itself alone (a
 // subshell's dispositions are not the server's), and it holds none of the
 // server's stdio. Its stdin is the lifeline, which the server does not
-// inherit.
-const watcherScript = `( { trap '' INT TERM HUP; while read -r _; do :; done; kill -9 0; } <&3 3<&- >/dev/null 2>&1 & ); exec "$@" 3<&-`
+// inherit. Descriptor 4 is held by the shell until it execs the server: the
+// shim waits for its end, so that the server is being started, as
+// exec.Cmd.Start has it, when startServer returns (the kill grace after
+// the end of input, say, is the server's own, not the shell's).
+const watcherScript = `( { trap '' INT TERM HUP; while read -r _; do :; done; kill -9 0; } <&3 3<&- 4>&- >/dev/null 2>&1 & ); exec "$@" 3<&- 4>&-`
 
 // shellPath is the shell that runs watcherScript; a variable for the tests
 // that run the Go supervisor instead.
@@ -51,17 +55,25 @@ func startWatched(shell string, argv []string, stdin, stdout, stderr *os.File, e
 	if err != nil {
 		return nil, nil, err
 	}
+	execR, execW, err := os.Pipe()
+	if err != nil {
+		closeAll(lifeR, lifeW)
+		return nil, nil, err
+	}
 	cmd := exec.Command(shell, append([]string{"-c", watcherScript, "mcpsnoop-supervisor"}, argv...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.ExtraFiles = []*os.File{lifeR} // fd 3
+	cmd.ExtraFiles = []*os.File{lifeR, execW} // fds 3 and 4
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	setParentDeathSignal(cmd.SysProcAttr) // the server, once the shell has exec'd it
 	err = startLocked(cmd, exited)
-	lifeR.Close()
+	closeAll(lifeR, execW)
 	if err != nil {
-		lifeW.Close()
+		closeAll(lifeW, execR)
 		return nil, nil, err
 	}
+	// The end of descriptor 4: the shell execs the server (or has ended).
+	_, _ = io.Copy(io.Discard, execR)
+	execR.Close()
 	done := func() {
 		lifeW.Close()
 		runtime.KeepAlive(lifeW)
