@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -65,12 +66,22 @@ func waitAllGone(bound time.Duration, pids ...int) []int {
 // A shim killed with SIGKILL leaves no process of the server's behind
 // within 2 s: not the wrapper it started (sh -c), not the real server
 // behind it (a grandchild, which the kernel's parent-death signal never
-// reached), not the supervisor that ended them. The server ignores the
-// end of its input, so nothing else would end it.
+// reached), not what ended them (the shell's watcher, or the Go
+// supervisor where there is no shell). The server ignores the end of its
+// input, so nothing else would end it.
 func TestShimKilledLeavesNoServerBehind(t *testing.T) {
+	for _, tt := range []struct{ name, shell string }{
+		{"shell watcher", "/bin/sh"},
+		{"Go supervisor", "none"},
+	} {
+		t.Run(tt.name, func(t *testing.T) { shimKilledLeavesNothing(t, tt.shell) })
+	}
+}
+
+func shimKilledLeavesNothing(t *testing.T, shell string) {
 	argv, _ := json.Marshal([]string{"sh", "-c", `sleep 1000 </dev/null & echo "grandchild $!"; echo "wrapper $$"; wait`})
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), roleEnv+"=plain-shim", commandEnv+"="+string(argv))
+	cmd.Env = append(os.Environ(), roleEnv+"=plain-shim", commandEnv+"="+string(argv), shellEnv+"="+shell)
 	stdin, err := cmd.StdinPipe() // held open: no end of input
 	if err != nil {
 		t.Fatal(err)
@@ -94,8 +105,14 @@ func TestShimKilledLeavesNoServerBehind(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatalf("the server said %v", pids)
 	}
-	supervisor := parentOf(t, wrapper)
-	all := []int{supervisor, wrapper, grandchild}
+	// What supervises the server is in its group, and is neither of them.
+	var keepers []int
+	for _, p := range groupOf(t, wrapper) {
+		if p != wrapper && p != grandchild {
+			keepers = append(keepers, p)
+		}
+	}
+	all := append([]int{wrapper, grandchild}, keepers...)
 	t.Cleanup(func() {
 		for _, p := range all {
 			if !processGone(p) {
@@ -103,8 +120,14 @@ func TestShimKilledLeavesNoServerBehind(t *testing.T) {
 			}
 		}
 	})
-	if supervisor == cmd.Process.Pid {
-		t.Errorf("the wrapper's parent is the shim (%d), not a supervisor", supervisor)
+	parent := parentOf(t, wrapper)
+	switch {
+	case len(keepers) != 1:
+		t.Errorf("the server's group holds %v besides the server %v: want one watcher or supervisor", keepers, []int{wrapper, grandchild})
+	case shell == "none" && parent != keepers[0]:
+		t.Errorf("the wrapper's parent is %d, not the supervisor %d", parent, keepers[0])
+	case shell != "none" && (parent != cmd.Process.Pid || parentOf(t, keepers[0]) == wrapper):
+		t.Errorf("the wrapper's parent is %d (want the shim, %d) and the watcher's %d (want not the server)", parent, cmd.Process.Pid, parentOf(t, keepers[0]))
 	}
 	if running := waitAllGone(0, all...); len(running) != len(all) {
 		t.Fatalf("before the kill, only %v of %v run", running, all)
@@ -115,5 +138,47 @@ func TestShimKilledLeavesNoServerBehind(t *testing.T) {
 	_ = cmd.Wait()
 	if left := waitAllGone(2*time.Second, all...); len(left) > 0 {
 		t.Errorf("2s after the shim was killed, %v of the server's processes %v still run", left, all)
+	}
+}
+
+// groupOf lists the live processes in pid's process group, from /proc.
+func groupOf(t *testing.T, pid int) []int {
+	t.Helper()
+	pgid, err := syscall.Getpgid(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var members []int
+	for _, d := range dirs {
+		p, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		if g, err := syscall.Getpgid(p); err == nil && g == pgid && !processGone(p) {
+			members = append(members, p)
+		}
+	}
+	return members
+}
+
+// startServer returns once the shell execs the server, its watcher
+// already forked: the kill grace and the signals the shim passes on are
+// then the server's, not the shell's start-up.
+func TestWatcherIsUpWhenTheServerStarts(t *testing.T) {
+	if watcherShell([]string{"sleep"}) == "" {
+		t.Skip("no shell to run the watcher")
+	}
+	exited := make(chan struct{})
+	cmd, tree, err := startServer([]string{"sleep", "30"}, nil, nil, nil, exited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := groupOf(t, cmd.Process.Pid)
+	_ = tree.kill()
+	<-exited
+	tree.release()
+	if len(members) != 2 {
+		t.Errorf("when startServer returned, the server's group held %v: want the server and its watcher", members)
 	}
 }

@@ -7,14 +7,14 @@ import (
 	"syscall"
 )
 
-// The server runs in a process group of its own (its supervisor's, see
-// supervisor_unix.go), so that it gets exactly the signals the shim
-// forwards: a Ctrl-C in a terminal reaches the shim's group, and the shim
+// The server runs in a process group of its own (with its watcher or
+// supervisor, see watcher_unix.go and supervisor_unix.go), so that it
+// gets exactly the signals the shim forwards: a Ctrl-C in a terminal reaches the shim's group, and the shim
 // passes it on once, not twice.
 
 // serverTree is the started server and what it started: the process group
-// whose leader is p (the supervisor, or the server itself). done releases
-// what the start holds (the supervisor's lifeline).
+// whose leader is p (the server, or the Go supervisor). done releases
+// what the start holds (the watcher's or supervisor's lifeline).
 type serverTree struct {
 	p    *os.Process
 	done func()
@@ -43,8 +43,8 @@ func (t *serverTree) kill() error {
 	return t.signal(syscall.SIGKILL)
 }
 
-// release lets go of the group once the server has exited: the supervisor
-// then ends what is left of it.
+// release lets go of the group once the server has exited: the watcher
+// (or supervisor) then ends what is left of it.
 func (t *serverTree) release() { t.done() }
 
 // note is a warning about the start to say on stderr: none on Unix.

@@ -39,8 +39,13 @@ func runRole(role string) int {
 	return 2
 }
 
-// commandEnv holds the server command of a plain shim, as JSON.
-const commandEnv = "MCPSNOOP_TEST_COMMAND"
+// commandEnv holds the server command of a plain shim, as JSON;
+// shellEnv, when set, the shell it runs the watcher in ("none": the Go
+// supervisor instead).
+const (
+	commandEnv = "MCPSNOOP_TEST_COMMAND"
+	shellEnv   = "MCPSNOOP_TEST_SHELL"
+)
 
 // runPlainShim runs a Shim between this process's stdio and the command
 // commandEnv names, without a log: a shim a test can kill.
@@ -49,6 +54,13 @@ func runPlainShim() int {
 	if err := json.Unmarshal([]byte(os.Getenv(commandEnv)), &argv); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
+	}
+	switch sh := os.Getenv(shellEnv); sh {
+	case "":
+	case "none":
+		shellPath = ""
+	default:
+		shellPath = sh
 	}
 	sh := &Shim{Command: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	code, err := sh.Run()

@@ -79,9 +79,9 @@ func (e *StartError) Unwrap() error { return e.Err }
 // says why on stderr and in the log (a stderr frame), and ends the server
 // as it does on a forwarded SIGTERM: SIGTERM, then SIGKILL after the kill
 // grace. Once the client's input ends, the server has the kill grace to
-// exit before it is ended the same way. On Unix the server runs under a
-// supervisor in its process group (supervisor_unix.go), which kills the
-// whole group, whatever the server started included, if the shim itself
+// exit before it is ended the same way. On Unix a watcher in the server's
+// process group (watcher_unix.go, supervisor_unix.go) kills the whole
+// group, whatever the server started included, if the shim itself
 // is killed; on Windows it runs in a job object that ends with the shim
 // (proc_windows.go). What the server started that outlives it is ended
 // when the shim ends.

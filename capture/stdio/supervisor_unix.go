@@ -6,19 +6,20 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/mcpsnoop/mcpsnoop/capture/stdio/internal/supervise"
 )
 
-// The server runs under a supervisor: this same program, started again in
-// a hidden mode, in the server's process group. The kernel's parent-death
+// The server runs under a supervisor in its process group: where there is
+// a POSIX shell, the shell's watcher (watcher_unix.go); else this same
+// program, started again in a hidden mode, described here. The kernel's parent-death
 // signal (Linux only) reaches the shim's direct child alone, so a server
 // behind a wrapper (sh -c, npx, uvx, the npm launcher) outlived a shim
 // killed with SIGKILL; and macOS has no parent-death signal at all. The
@@ -30,70 +31,14 @@ import (
 // the shim passes on reach the group, the supervisor ignoring those that
 // would end it first.
 //
-// The hidden mode is chosen by supervisorEnv, which the shim sets for the
-// supervisor alone and the supervisor removes before it starts the
-// server. Any program that imports this package can supervise: the check
-// runs when the package is initialised, before main (or a test's TestMain).
-
-// supervisorEnv marks a process started as a supervisor.
-const supervisorEnv = "MCPSNOOP_STDIO_SUPERVISOR"
-
-// The supervisor's extra descriptors: the lifeline, and the pipe on which
-// it says whether the server started.
-const (
-	lifelineFD = 3
-	statusFD   = 4
-)
-
-func init() {
-	if os.Getenv(supervisorEnv) == "1" {
-		os.Exit(supervise())
-	}
-}
-
-// supervise is the supervisor's whole life: it starts the server (its own
-// arguments) with its own stdin, stdout and stderr, reports the start on
-// the status pipe, and returns the server's exit status, or ends the
-// process group when the lifeline does.
-func supervise() int {
-	os.Unsetenv(supervisorEnv)
-	lifeline := os.NewFile(lifelineFD, "lifeline")
-	status := os.NewFile(statusFD, "status")
-	syscall.CloseOnExec(lifelineFD)
-	syscall.CloseOnExec(statusFD)
-	// SIGINT, SIGTERM and SIGHUP sent to the group are the server's to
-	// act on; the supervisor stays to report how the server ended. They
-	// are caught, not ignored: an ignored signal would stay ignored in the
-	// server.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, ForwardedSignals...)
-	go func() {
-		for range sigs {
-		}
-	}()
-	if len(os.Args) < 2 {
-		fmt.Fprintf(status, "err 2 no server command given\n")
-		return 2
-	}
-	cmd := exec.Command(os.Args[1], os.Args[2:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	setParentDeathSignal(cmd.SysProcAttr) // should the supervisor itself be killed
-	exited := make(chan struct{})
-	if err := startLocked(cmd, exited); err != nil {
-		code := startErrorCode(err)
-		fmt.Fprintf(status, "err %d %s\n", code, strings.ReplaceAll(err.Error(), "\n", " "))
-		return code
-	}
-	fmt.Fprintf(status, "ok\n")
-	status.Close()
-	go func() {
-		_, _ = io.Copy(io.Discard, lifeline) // ends when the shim is gone
-		_ = syscall.Kill(-syscall.Getpgrp(), syscall.SIGKILL)
-	}()
-	<-exited
-	return exitStatus(cmd.ProcessState)
-}
+// The supervisor is package internal/supervise, which Go initialises
+// among the program's first packages, so that a supervisor holds little
+// more than the runtime: the hidden mode is chosen there, by
+// supervise.Env, which the shim sets for the supervisor alone. Any
+// program that imports this package can supervise. The shim resolves the
+// server's command on its PATH itself (as exec.Command would in the
+// supervisor, with the same environment and folder) and passes the path
+// and the argv, so that the supervisor needs no os/exec.
 
 // startErrorCode is the status a server that cannot be started gets: 127
 // when it is not found, 126 otherwise, as shells do.
@@ -104,11 +49,21 @@ func startErrorCode(err error) int {
 	return 126
 }
 
-// startServer starts argv with the given stdio: under a supervisor where
-// this program can be started again, else directly. exited is closed once
+// startServer starts argv with the given stdio: under the shell's watcher
+// (watcher_unix.go), else under a supervisor where this program can be
+// started again, else directly. It finds argv's program first, as
+// exec.Command would, so that one that cannot be started is a start error
+// whichever starts it. exited is closed once
 // the process cmd waits for (the supervisor, or the server) has exited;
 // the tree's release must be called after that.
 func startServer(argv []string, stdin, stdout, stderr *os.File, exited chan struct{}) (cmd *exec.Cmd, tree *serverTree, err error) {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	if shell := watcherShell(argv); shell != "" {
+		return startWatched(shell, argv, stdin, stdout, stderr, exited)
+	}
 	self := selfExecutable()
 	if self == "" {
 		return startDirect(argv, stdin, stdout, stderr, exited)
@@ -122,11 +77,11 @@ func startServer(argv []string, stdin, stdout, stderr *os.File, exited chan stru
 		closeAll(lifeR, lifeW)
 		return nil, nil, err
 	}
-	cmd = exec.Command(self, argv...)
+	cmd = exec.Command(self, append([]string{path}, argv...)...)
 	cmd.Args[0] = "mcpsnoop-supervisor"
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.ExtraFiles = []*os.File{lifeR, statW}
-	cmd.Env = append(os.Environ(), supervisorEnv+"=1")
+	cmd.ExtraFiles = []*os.File{lifeR, statW} // supervise.LifelineFD, supervise.StatusFD
+	cmd.Env = append(os.Environ(), supervise.Env+"=1")
 	// A group of its own, which the server joins; no parent-death signal:
 	// the supervisor must outlive the shim to end the group.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
