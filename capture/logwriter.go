@@ -24,6 +24,13 @@ const (
 	QueueBytes  = 64 << 20
 )
 
+// firstRing is how many entries the queue's ring holds at first. It grows
+// by doubling up to the queue's bound only when a burst fills it: most
+// sessions never queue more than a few observations, and a ring of
+// QueueFrames entries from the start is 2 MB every shim zeroes and the
+// garbage collector scans.
+const firstRing = 256
+
 // LogWriter writes one session log from a single goroutine. It is the one
 // log writer of every capture: the stdio shim hands it lines, the HTTP
 // proxy request bodies, response bodies and events.
@@ -72,11 +79,12 @@ type LogWriter struct {
 	unreserved bool
 
 	mu       sync.Mutex
-	ring     []entry
-	head     uint64 // position of the oldest queued entry
-	tail     uint64 // position the next entry takes
-	bytes    int    // content bytes queued
-	skip     uint64 // seqs lost since the last queued entry
+	ring     []entry // grows up to queue entries (growLocked)
+	queue    int     // how many observations the queue holds at most
+	head     uint64  // position of the oldest queued entry
+	tail     uint64  // position the next entry takes
+	bytes    int     // content bytes queued
+	skip     uint64  // seqs lost since the last queued entry
 	parked   []parkedEntry
 	parkedG  map[any]int // how many entries of a group are parked
 	closed   bool
@@ -225,7 +233,7 @@ func NewLogWriter(out io.WriteCloser, o LogOptions) *LogWriter {
 	w := &LogWriter{
 		sessionID: o.SessionID, label: o.Label, transport: o.Transport, path: o.Path,
 		red: o.Redactor, framer: o.Framer, stall: o.Stall, closeWait: o.CloseTimeout, maxBytes: maxBytes,
-		ring: make([]entry, queue), parkedG: map[any]int{},
+		ring: make([]entry, min(queue, firstRing)), queue: queue, parkedG: map[any]int{},
 		wake: make(chan struct{}, 1), finished: make(chan struct{}),
 	}
 	if w.transport == "" {
@@ -354,6 +362,10 @@ func (w *LogWriter) apply(dir string, ops []op) {
 				ts = time.Now()
 			}
 			o.t = Ticket{}
+			if w.tail-w.head+uint64(len(w.parked)) >= n && len(w.ring) < w.queue {
+				w.growLocked()
+				n = uint64(len(w.ring))
+			}
 			if w.tail-w.head+uint64(len(w.parked)) >= n {
 				wake = w.dropStalledHeadLocked() || wake
 				w.loseLocked(1, "the write queue is full")
@@ -404,6 +416,17 @@ func (w *LogWriter) apply(dir string, ops []op) {
 		return
 	}
 	w.mu.Unlock()
+}
+
+// growLocked doubles the ring, up to the queue's bound, keeping every
+// queued entry at its position.
+func (w *LogWriter) growLocked() {
+	ring := make([]entry, min(2*len(w.ring), w.queue))
+	old, n := uint64(len(w.ring)), uint64(len(ring))
+	for pos := w.head; pos < w.tail; pos++ {
+		ring[pos%n] = w.ring[pos%old]
+	}
+	w.ring = ring
 }
 
 // dropStalledHeadLocked gives up an open observation at the head of a full
