@@ -133,8 +133,8 @@ type row struct {
 func (r *row) file() uint64 { return r.text + r.rodata + r.data }
 
 type table struct {
-	rows                    map[string]*row
-	pclntab, types, section map[string]uint64
+	rows    map[string]*row
+	section map[string]uint64 // bytes per ELF section
 }
 
 // attribute adds each symbol's size to its module, by the section its
