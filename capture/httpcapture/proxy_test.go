@@ -88,6 +88,9 @@ func (r *proxyRig) frames() []capture.Frame {
 	r.client.CloseIdleConnections()
 	r.front.Close()
 	r.proxy.Wait()
+	// Shutdown flushes the proxy's warnings, which go through a queue
+	// that never waits: read before, they may not be there yet.
+	_ = r.proxy.Shutdown(context.Background())
 	if lost := r.log.Close(); lost != 0 {
 		r.t.Errorf("%d observations lost", lost)
 	}
