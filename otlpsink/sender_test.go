@@ -111,6 +111,8 @@ func TestSenderRetries(t *testing.T) {
 			})
 			var warn bytes.Buffer
 			o := fast(c.URL())
+			// One batch of the ten, however slowly they are enqueued.
+			o.BatchSize, o.BatchDelay = 10, time.Minute
 			o.Warn = &warn
 			o.Header = http.Header{"Authorization": {"Bearer s3cret"}}
 			s := NewSender(o)
