@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -25,9 +24,6 @@ type bridgeOptions struct {
 	sessionIdle  time.Duration
 	shim         shimOptions // label, log, kill grace, redaction and OTLP, as the shim reads them
 }
-
-// bridgeListening, when set (by tests), hears the listening address.
-var bridgeListening func(addr net.Addr)
 
 const bridgeUsage = "bridge [--listen ADDR] [flags] -- <server command> [args...]"
 
@@ -146,9 +142,6 @@ func runBridge(cmd *cobra.Command, args []string, o *bridgeOptions) error {
 	})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
 	fmt.Fprintf(notes, "mcpsnoop bridge: serving %q at http://%s%s\n", strings.Join(st.redactor.Command(args), " "), l.Addr(), serve.DefaultPath)
-	if bridgeListening != nil {
-		bridgeListening(l.Addr())
-	}
 	// The servers are told first (their input ends), so that the streams
 	// waiting on them end and the HTTP server's shutdown has nothing long
 	// to wait for.

@@ -4,14 +4,9 @@ package main
 
 import (
 	"context"
-	"io"
-	"net"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,24 +19,10 @@ import (
 func TestBridgeCommand(t *testing.T) {
 	server := testbin.Build(t, "../../serve/bridge/testdata/server")
 	logs := t.TempDir()
-	sigs := make(chan os.Signal, 2)
-	listening := make(chan net.Addr, 1)
-	httpSignals = func() (<-chan os.Signal, func()) { return sigs, func() {} }
-	bridgeListening = func(a net.Addr) { listening <- a }
-	t.Cleanup(func() { httpSignals, bridgeListening = defaultHTTPSignals, nil })
-	stderr := &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"bridge", "--listen", "127.0.0.1:0", "--log-dir", logs, "--label", "bt", "--", server}, strings.NewReader(""), io.Discard, stderr)
-	}()
-	var addr net.Addr
-	select {
-	case addr = <-listening:
-	case code := <-done:
-		t.Fatalf("mcpsnoop bridge exited %d:\n%s", code, stderr.String())
-	}
+	h := startServing(t, nil, "bridge", "--listen", "127.0.0.1:0", "--log-dir", logs, "--label", "bt", "--", server)
+	stderr := h.stderr
 	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
-	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr.String() + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + h.addr + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,14 +30,8 @@ func TestBridgeCommand(t *testing.T) {
 	if err != nil || res.Content[0].(*mcp.TextContent).Text != "hi" {
 		t.Fatalf("echo: %v %+v", err, res)
 	}
-	sigs <- syscall.SIGTERM
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d:\n%s", code, stderr.String())
-		}
-	case <-time.After(time.Minute): // a hang, not a timing
-		t.Fatalf("the bridge did not stop:\n%s", stderr.String())
+	if code := h.stop(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
 	}
 	found, _ := filepath.Glob(filepath.Join(logs, "bt-*.jsonl"))
 	if len(found) != 1 {

@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
@@ -30,16 +27,6 @@ type httpOptions struct {
 // before their connections are closed. The server's GET event streams
 // never finish on their own, so they are ended at once.
 const httpShutdownGrace = 2 * time.Second // as the reference (capture-store-export.md 4.1)
-
-// Test hooks: where signals come from, and who hears the listening address.
-var (
-	httpSignals = func() (<-chan os.Signal, func()) {
-		c := make(chan os.Signal, 2)
-		signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
-		return c, func() { signal.Stop(c) }
-	}
-	httpListening func(addr net.Addr)
-)
 
 func newHTTPCmd() *cobra.Command {
 	var o httpOptions
@@ -143,9 +130,6 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	}
 	proxy := httpcapture.NewProxy(httpcapture.ProxyOptions{Target: target, Log: log, Warn: notes, Guard: l.guard})
 	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 30 * time.Second}
-	if httpListening != nil {
-		httpListening(l.Addr())
-	}
 	serveErr := l.serve(srv, notes, func(sigs <-chan os.Signal) { shutdownHTTP(srv, proxy, sigs) })
 	if log != nil {
 		if lost := log.Close(); lost > 0 {

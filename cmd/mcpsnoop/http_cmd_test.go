@@ -22,8 +22,8 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
-// httpRun is `mcpsnoop http` running in the test's process: its address,
-// a way to signal it, and its exit.
+// httpRun is `mcpsnoop http`, `bridge` or `mock` running in the test's
+// process: its address, a way to signal it, and its exit.
 type httpRun struct {
 	addr   string
 	sigs   chan os.Signal
@@ -40,6 +40,13 @@ func startHTTP(t *testing.T, args ...string) *httpRun {
 // to h.stderr).
 func startHTTPWith(t *testing.T, wrap func(io.Writer) io.Writer, args ...string) *httpRun {
 	t.Helper()
+	return startServing(t, wrap, append([]string{"http"}, args...)...)
+}
+
+// startServing runs the command (http, bridge or mock) with args until it
+// says where it listens.
+func startServing(t *testing.T, wrap func(io.Writer) io.Writer, args ...string) *httpRun {
+	t.Helper()
 	h := &httpRun{sigs: make(chan os.Signal, 2), stderr: &lockedBuffer{}, done: make(chan int, 1)}
 	var stderr io.Writer = h.stderr
 	if wrap != nil {
@@ -52,15 +59,15 @@ func startHTTPWith(t *testing.T, wrap func(io.Writer) io.Writer, args ...string)
 		httpSignals, httpListening = defaultHTTPSignals, nil
 	})
 	go func() {
-		h.done <- run(append([]string{"http"}, args...), strings.NewReader(""), io.Discard, stderr)
+		h.done <- run(args, strings.NewReader(""), io.Discard, stderr)
 	}()
 	select {
 	case a := <-listening:
 		h.addr = a.String()
 	case code := <-h.done:
-		t.Fatalf("mcpsnoop http exited %d:\n%s", code, h.stderr.String())
-	case <-time.After(10 * time.Second):
-		t.Fatal("mcpsnoop http did not start listening")
+		t.Fatalf("mcpsnoop %s exited %d:\n%s", args[0], code, h.stderr.String())
+	case <-time.After(time.Minute): // a hang, not a timing
+		t.Fatalf("mcpsnoop %s did not start listening", args[0])
 	}
 	return h
 }
@@ -74,8 +81,8 @@ func (h *httpRun) stop(t *testing.T) int {
 	select {
 	case code := <-h.done:
 		return code
-	case <-time.After(10 * time.Second):
-		t.Fatalf("mcpsnoop http did not shut down:\n%s", h.stderr.String())
+	case <-time.After(time.Minute): // a hang, not a timing
+		t.Fatalf("mcpsnoop did not shut down:\n%s", h.stderr.String())
 	}
 	return -1
 }

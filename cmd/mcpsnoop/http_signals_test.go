@@ -23,9 +23,10 @@ func TestHTTPCommandSignalsAreTakenBeforeItListens(t *testing.T) {
 	t.Setenv("MCPSNOOP_HOME", home)
 	sigs := make(chan os.Signal, 1)
 	sigs <- syscall.SIGTERM // arrives as soon as the proxy says it listens
-	taken := false
+	taken, heard := false, false
 	httpSignals = func() (<-chan os.Signal, func()) { taken = true; return sigs, func() {} }
 	httpListening = func(net.Addr) {
+		heard = true
 		if !taken {
 			t.Error("mcpsnoop http said where it listens before it took SIGINT and SIGTERM: a supervisor's signal would kill it")
 		}
@@ -35,6 +36,9 @@ func TestHTTPCommandSignalsAreTakenBeforeItListens(t *testing.T) {
 	code := run([]string{"http", "--target", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:0", "--label", "early"}, strings.NewReader(""), io.Discard, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d, want 0:\n%s", code, stderr.String())
+	}
+	if !heard {
+		t.Error("mcpsnoop http never said where it listens")
 	}
 	frames := httpLogAll(t, home)
 	if len(frames) != 1 || frames[0].Direction != capture.Meta {

@@ -8,10 +8,23 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture/stdio"
 	"github.com/mcpsnoop/mcpsnoop/internal/hostcheck"
+)
+
+// Test hooks of http, bridge and mock: where signals come from, and who
+// hears the listening address once the server is about to serve.
+var (
+	httpSignals = func() (<-chan os.Signal, func()) {
+		c := make(chan os.Signal, 2)
+		signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
+		return c, func() { signal.Stop(c) }
+	}
+	httpListening func(addr net.Addr)
 )
 
 // httpListener is what `http`, `bridge` and `mock` serve on: a listening
@@ -57,6 +70,9 @@ func (l *httpListener) Addr() net.Addr { return l.ln.Addr() }
 // the signal.
 func (l *httpListener) serve(srv *http.Server, notes io.Writer, shutdown func(sigs <-chan os.Signal)) error {
 	defer l.stopSignals()
+	if httpListening != nil {
+		httpListening(l.Addr())
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l.ln) }()
 	var err error

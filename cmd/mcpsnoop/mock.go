@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -34,9 +33,6 @@ type mockOptions struct {
 	logDir          string
 	maxLogSize      string
 }
-
-// mockListening, when set (by tests), hears the listening address.
-var mockListening func(addr net.Addr)
 
 const mockUsage = "mock [--listen ADDR] [--match method-params|sequential|exact] [--fail-on-unmatched] RECORDING"
 
@@ -260,9 +256,6 @@ func serveMockHTTP(e *mock.Engine, o *mockOptions, openLog func() *capture.LogWr
 	h := serve.NewHandler(serve.Options{Name: "mcpsnoop mock", Backend: b, Guard: l.guard, Notices: notes, SessionIdle: o.sessionIdle})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
 	fmt.Fprintf(notes, "mcpsnoop mock: serving the recording at http://%s%s\n", l.Addr(), serve.DefaultPath)
-	if mockListening != nil {
-		mockListening(l.Addr())
-	}
 	serveErr := l.serve(srv, notes, func(sigs <-chan os.Signal) {
 		h.Close()
 		shutdownServer(srv, httpShutdownGrace, sigs, nil)

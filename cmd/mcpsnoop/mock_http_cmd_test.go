@@ -4,12 +4,8 @@ package main
 
 import (
 	"context"
-	"io"
-	"net"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mcpsnoop/mcpsnoop/serve/mock/mocktest"
@@ -21,24 +17,10 @@ import (
 // and the session's log in --log-dir checks clean.
 func TestMockCommandHTTP(t *testing.T) {
 	logs := t.TempDir()
-	sigs := make(chan os.Signal, 2)
-	listening := make(chan net.Addr, 1)
-	httpSignals = func() (<-chan os.Signal, func()) { return sigs, func() {} }
-	mockListening = func(a net.Addr) { listening <- a }
-	t.Cleanup(func() { httpSignals, mockListening = defaultHTTPSignals, nil })
-	stderr := &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"mock", "--listen", "127.0.0.1:0", "--log-dir", logs, "--label", "mk", "--fail-on-unmatched", mockRecording}, strings.NewReader(""), io.Discard, stderr)
-	}()
-	var addr net.Addr
-	select {
-	case addr = <-listening:
-	case code := <-done:
-		t.Fatalf("mcpsnoop mock exited %d:\n%s", code, stderr.String())
-	}
+	h := startServing(t, nil, "mock", "--listen", "127.0.0.1:0", "--log-dir", logs, "--label", "mk", "--fail-on-unmatched", mockRecording)
+	stderr := h.stderr
 	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, mocktest.Options())
-	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr.String() + "/mcp", MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	s, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + h.addr + "/mcp", MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +28,7 @@ func TestMockCommandHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	sigs <- syscall.SIGTERM
-	if code := waitExit(t, done, stderr); code != 0 {
+	if code := h.stop(t); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr.String())
 	}
 	found, _ := filepath.Glob(filepath.Join(logs, "mk-*.jsonl"))
