@@ -18,6 +18,7 @@ import (
 )
 
 func TestCaptureFixtures(t *testing.T) {
+	repeatFailures(t)
 	if os.Getenv("MCPSNOOP_E2E_CAPTURE") != "1" {
 		t.Skip("MCPSNOOP_E2E_CAPTURE=1 recaptures fixtures/captured/conformance")
 	}
@@ -32,11 +33,11 @@ func TestCaptureFixtures(t *testing.T) {
 		log := capturedLog(t, name)
 		p, err := startProxy(h.mcpsnoop, h.home, target, log)
 		if err != nil {
-			t.Fatal(err)
+			fatal(t, err)
 		}
 		h.runSuite(t, s, name, nil, "server", "--url", p.url, "--scenario", scenario, "-o", filepath.Join(h.dir, name))
 		if err := p.stop(); err != nil {
-			t.Fatal(err)
+			fatal(t, err)
 		}
 	}
 	server("go-stateless-405-to-get", stateless, v0116, "ping")
@@ -48,15 +49,15 @@ func TestCaptureFixtures(t *testing.T) {
 	log := capturedLog(t, "go-client-discover-then-initialize")
 	p, err := startProxy(h.mcpsnoop, h.home, stateful, log)
 	if err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	client := exec.Command(tl.goClient, p.url)
 	client.Env = append(os.Environ(), "MCP_CONFORMANCE_SCENARIO=initialize")
 	if out, err := client.CombinedOutput(); err != nil {
-		t.Fatalf("everything-client: %v\n%s", err, out)
+		fatalf(t, "everything-client: %v\n%s", err, out)
 	}
 	if err := p.stop(); err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 
 	// The Go SDK's client against the suite's mock server, one scenario,
@@ -65,12 +66,12 @@ func TestCaptureFixtures(t *testing.T) {
 		dir := t.TempDir()
 		for _, d := range []string{"recordings", "slots"} {
 			if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-				t.Fatal(err)
+				fatal(t, err)
 			}
 		}
 		self, err := os.Executable()
 		if err != nil {
-			t.Fatal(err)
+			fatal(t, err)
 		}
 		env := []string{wrapEnv + "=1", wrapMcpsnoop + "=" + h.mcpsnoop, wrapClientBin + "=" + tl.goClient,
 			wrapRecordings + "=" + filepath.Join(dir, "recordings"), wrapSlots + "=" + filepath.Join(dir, "slots"), "MCPSNOOP_HOME=" + h.home}
@@ -86,10 +87,10 @@ func capturedLog(t *testing.T, name string) string {
 	t.Helper()
 	log, err := filepath.Abs(filepath.Join(capturedDir, name+".jsonl"))
 	if err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	if err := os.Remove(log); err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	return log
 }
@@ -98,17 +99,17 @@ func copyFile(t *testing.T, from, to string) {
 	t.Helper()
 	in, err := os.Open(from)
 	if err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	defer in.Close()
 	out, err := os.Create(to)
 	if err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	if err := out.Close(); err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 }

@@ -39,7 +39,7 @@ func (h *harness) checkAll(t *testing.T, side string, logs []string) []ours {
 			defer func() { <-slots; wg.Done() }()
 			var err error
 			if out[i], err = h.check(side, log); err != nil {
-				t.Error(err)
+				errorf(t, "%v", err)
 			}
 		}()
 	}

@@ -35,22 +35,27 @@ const (
 // timeout decides a verdict.
 const clientSlots = 2
 
-// runClientScenarios runs every client scenario of suite s with the Go
-// SDK's conformance client through mcpsnoop http, and checks each
-// recording with --blame client.
-func (h *harness) runClientScenarios(t *testing.T, s suite) []Row {
+// runClientScenarios runs every client scenario of suite s (only
+// scenario, when given) with the Go SDK's conformance client through
+// mcpsnoop http, and checks each recording with --blame client.
+func (h *harness) runClientScenarios(t *testing.T, s suite, scenario string) []Row {
 	what := "client-" + s.version + "-go-client"
+	which := []string{"--suite", "all"}
+	if scenario != "" {
+		what += "-again-" + pieceName(scenario)
+		which = []string{"--scenario", scenario}
+	}
 	dir := filepath.Join(h.dir, what)
 	recordings := filepath.Join(dir, "scenarios")
 	slots := filepath.Join(dir, "slots")
 	for _, d := range []string{recordings, slots} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
+			fatal(t, err)
 		}
 	}
 	self, err := os.Executable()
 	if err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	env := []string{
 		wrapEnv + "=1",
@@ -60,20 +65,20 @@ func (h *harness) runClientScenarios(t *testing.T, s suite) []Row {
 		wrapSlots + "=" + slots,
 		"MCPSNOOP_HOME=" + h.home,
 	}
-	h.runSuite(t, s, what, env, "client", "--command", self, "--suite", "all",
-		"--timeout", strconv.Itoa(int(clientTimeout.Milliseconds())), "-o", filepath.Join(dir, "suite"))
+	h.runSuite(t, s, what, env, append([]string{"client", "--command", self,
+		"--timeout", strconv.Itoa(int(clientTimeout.Milliseconds())), "-o", filepath.Join(dir, "suite")}, which...)...)
 	results, err := ReadResults(filepath.Join(dir, "suite"), "", nil) // each has a recording of its own
 	if err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	if len(results) == 0 {
-		t.Fatalf("%s: the suite ran no scenario", what)
+		fatalf(t, "%s: the suite ran no scenario", what)
 	}
 	logs := make([]string, len(results))
 	for i, r := range results {
 		logs[i] = filepath.Join(recordings, pieceName(r.Scenario)+".jsonl")
 		if _, err := os.Stat(logs[i]); err != nil {
-			t.Fatalf("%s %s: no recording (did the suite run the client?): %v", what, r.Scenario, err)
+			fatalf(t, "%s %s: no recording (did the suite run the client?): %v", what, r.Scenario, err)
 		}
 	}
 	verdicts := h.checkAll(t, "client", logs)

@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -72,7 +73,7 @@ const requireEnv = "MCPSNOOP_E2E_REQUIRE"
 func missing(t *testing.T, format string, args ...any) {
 	t.Helper()
 	if os.Getenv(requireEnv) == "1" {
-		t.Fatalf(format+" (%s=1: a missing prerequisite fails the test)", append(args, requireEnv)...)
+		fatalf(t, format+" (%s=1: a missing prerequisite fails the test)", append(args, requireEnv)...)
 	}
 	t.Skipf(format, args...)
 }
@@ -102,16 +103,16 @@ func installed(t *testing.T) tools {
 	}
 	out, err := exec.Command(tl.node, "--version").Output()
 	if err != nil {
-		t.Fatalf("%s --version: %v", tl.node, err)
+		fatalf(t, "%s --version: %v", tl.node, err)
 	}
 	var major int
 	if _, err := fmt.Sscanf(string(out), "v%d.", &major); err != nil || major < 22 {
-		t.Fatalf("MCPSNOOP_E2E_NODE22=%s is Node.js %s; the suite needs 22 or newer", tl.node, strings.TrimSpace(string(out)))
+		fatalf(t, "MCPSNOOP_E2E_NODE22=%s is Node.js %s; the suite needs 22 or newer", tl.node, strings.TrimSpace(string(out)))
 	}
 	for _, s := range tl.suites {
 		out, err := exec.Command(tl.node, s.entry, "--version").Output()
 		if got := strings.TrimSpace(string(out)); err != nil || got != s.version {
-			t.Fatalf("%s --version: %q, %v; want %s", s.entry, got, err, s.version)
+			fatalf(t, "%s --version: %q, %v; want %s", s.entry, got, err, s.version)
 		}
 	}
 	tl.mcpsnoop = testbin.Build(t, "../../cmd/mcpsnoop")
@@ -127,36 +128,38 @@ func workDir(t *testing.T) string {
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	if err := os.RemoveAll(dir); err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	t.Logf("keeping recordings and suite output in %s", dir)
 	return dir
 }
 
 func TestConformanceAgreement(t *testing.T) {
+	repeatFailures(t)
 	tl := installed(t)
 	h := newHarness(t, tl, workDir(t))
 	var observed []Row
-	for _, peer := range serverPeers(h) {
+	peers := serverPeers(h)
+	for _, peer := range peers {
 		for _, s := range tl.suites {
-			observed = append(observed, h.runServerScenarios(t, s, peer)...)
+			observed = append(observed, h.runServerScenarios(t, s, peer, "")...)
 		}
 	}
 	for _, s := range tl.suites {
-		observed = append(observed, h.runClientScenarios(t, s)...)
+		observed = append(observed, h.runClientScenarios(t, s, "")...)
 	}
 	if t.Failed() {
 		return
 	}
 	var buf bytes.Buffer
 	if err := WriteTable(&buf, observed); err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	os.WriteFile(filepath.Join(h.dir, "observed.tsv"), buf.Bytes(), 0o644)
 
@@ -164,21 +167,24 @@ func TestConformanceAgreement(t *testing.T) {
 	var table []Row
 	if data, err := os.ReadFile(tablePath); err == nil {
 		if table, err = ReadTable(bytes.NewReader(data), tablePath); err != nil {
-			t.Fatal(err)
+			fatal(t, err)
 		}
 	} else if !*update {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	if *update {
 		table = Update(observed, table)
 		buf.Reset()
 		if err := WriteTable(&buf, table); err != nil {
-			t.Fatal(err)
+			fatal(t, err)
 		}
 		if err := os.WriteFile(tablePath, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
+			fatal(t, err)
 		}
 		t.Logf("wrote %s", tablePath)
+	}
+	if !*update {
+		observed = h.runFlippedAgain(t, peers, observed, table)
 	}
 	agree, byReason := Counts(Update(observed, table))
 	var counts []string
@@ -191,9 +197,75 @@ func TestConformanceAgreement(t *testing.T) {
 	sort.Strings(counts)
 	t.Logf("%d scenarios: %d agree; disagreements: %s", len(observed), agree, strings.Join(counts, ", "))
 	for _, p := range Compare(observed, table) {
-		t.Errorf("agreement.tsv: %s", p)
+		errorf(t, "agreement.tsv: %s", p)
 	}
 	if t.Failed() {
 		t.Logf("the run's table is %s; go test -tags e2e ./e2e/conformance/ -update rewrites agreement.tsv from a run (keeping reasons and notes), then give each new disagreement its reason", filepath.Join(h.dir, "observed.tsv"))
 	}
+}
+
+// runFlippedAgain runs once more each scenario whose verdicts differ from
+// the table's, and keeps the second run's row when it gives the table's
+// verdicts. Some of the suite's checks time what the peers do (sse-retry
+// times a reconnection against a 200 ms tolerance; a client's timeout
+// decides another), so on a loaded machine a verdict can flip with no
+// change in the peers or in mcpsnoop. A flip that repeats is a
+// disagreement; one that does not is logged, with both runs' details.
+func (h *harness) runFlippedAgain(t *testing.T, peers []serverPeer, observed, table []Row) []Row {
+	listed := map[string]Row{}
+	for _, r := range table {
+		listed[r.key()] = r
+	}
+	out := slices.Clone(observed)
+	for i, o := range observed {
+		want, ok := listed[o.key()]
+		if !ok || (want.SuiteVerdict == o.SuiteVerdict && want.OurVerdict == o.OurVerdict) {
+			continue
+		}
+		again, ok := h.runOne(t, peers, o)
+		where := fmt.Sprintf("%s %s %s %s", o.Suite, o.Side, o.Peer, o.Scenario)
+		switch {
+		case !ok:
+			t.Logf("%s: could not run it again", where)
+		case again.SuiteVerdict == want.SuiteVerdict && again.OurVerdict == want.OurVerdict:
+			t.Logf("%s: the first run gave suite %s, ours %s (suite failed: %s; our findings: %s); run again it gave the table's suite %s, ours %s: taken as timing, not a change",
+				where, o.SuiteVerdict, o.OurVerdict, orNone(o.SuiteFailed), orNone(o.OurFindings), want.SuiteVerdict, want.OurVerdict)
+			out[i] = again
+		default:
+			t.Logf("%s: run again it gave suite %s, ours %s (suite failed: %s; our findings: %s)",
+				where, again.SuiteVerdict, again.OurVerdict, orNone(again.SuiteFailed), orNone(again.OurFindings))
+		}
+	}
+	return out
+}
+
+// runOne runs the scenario of row r again, on its own, and returns its new
+// row.
+func (h *harness) runOne(t *testing.T, peers []serverPeer, r Row) (Row, bool) {
+	var s suite
+	for _, v := range h.suites {
+		if v.version == r.Suite {
+			s = v
+		}
+	}
+	if s.entry == "" {
+		return Row{}, false
+	}
+	var rows []Row
+	switch r.Side {
+	case "client":
+		rows = h.runClientScenarios(t, s, r.Scenario)
+	case "server":
+		for _, p := range peers {
+			if p.name == r.Peer {
+				rows = h.runServerScenarios(t, s, p, r.Scenario)
+			}
+		}
+	}
+	for _, again := range rows {
+		if again.key() == r.key() {
+			return again, true
+		}
+	}
+	return Row{}, false
 }

@@ -29,7 +29,7 @@ type harness struct {
 func newHarness(t *testing.T, tl tools, dir string) *harness {
 	h := &harness{tools: tl, dir: dir, home: filepath.Join(dir, "mcpsnoop-home")}
 	if err := os.MkdirAll(h.home, 0o700); err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	return h
 }
@@ -56,18 +56,18 @@ func (h *harness) runSuite(t *testing.T, s suite, what string, env []string, arg
 	logPath := filepath.Join(h.dir, what+".suite.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	defer logFile.Close()
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	start := time.Now()
 	err = cmd.Run()
 	if ctx.Err() != nil {
-		t.Fatalf("%s: the suite did not finish in %s (its output: %s)", what, suiteTimeout, logPath)
+		fatalf(t, "%s: the suite did not finish in %s (its output: %s)", what, suiteTimeout, logPath)
 	}
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
-		t.Fatalf("%s: the suite: %v (its output: %s)", what, err, logPath)
+		fatalf(t, "%s: the suite: %v (its output: %s)", what, err, logPath)
 	}
 	t.Logf("%s: the suite ran in %s", what, time.Since(start).Round(time.Second))
 }
@@ -86,14 +86,14 @@ func (h *harness) startProc(t *testing.T, what string, env []string, name string
 	p := &proc{log: filepath.Join(h.dir, what+".log"), done: make(chan struct{})}
 	logFile, err := os.Create(p.log)
 	if err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	p.cmd = exec.Command(name, args...)
 	p.cmd.Dir = h.dir
 	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
 	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
+		fatalf(t, "start %s: %v", name, err)
 	}
 	go func() { p.cmd.Wait(); logFile.Close(); close(p.done) }()
 	t.Cleanup(func() {

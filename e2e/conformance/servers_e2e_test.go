@@ -58,15 +58,15 @@ func (h *harness) viaProxy(name string, start func(t *testing.T) string) serverP
 	return serverPeer{name: name, record: func(t *testing.T, log string) (string, func()) {
 		once.Do(func() { target = start(t) })
 		if target == "" {
-			t.Fatalf("%s did not start", name)
+			fatalf(t, "%s did not start", name)
 		}
 		p, err := startProxy(h.mcpsnoop, h.home, target, log)
 		if err != nil {
-			t.Fatal(err)
+			fatal(t, err)
 		}
 		return p.url, func() {
 			if err := p.stop(); err != nil {
-				t.Error(err)
+				errorf(t, "%v", err)
 			}
 		}
 	}}
@@ -85,30 +85,30 @@ func (h *harness) viaBridge(name string, server ...string) serverPeer {
 		cmd.Dir = h.dir
 		stderr, err := cmd.StderrPipe()
 		if err != nil {
-			t.Fatal(err)
+			fatal(t, err)
 		}
 		if err := cmd.Start(); err != nil {
-			t.Fatalf("start mcpsnoop bridge: %v", err)
+			fatalf(t, "start mcpsnoop bridge: %v", err)
 		}
 		url, said := bridgeServing(stderr)
 		if url == "" {
 			cmd.Process.Kill()
 			cmd.Wait()
-			t.Fatalf("mcpsnoop bridge did not say where it serves:\n%s", <-said)
+			fatalf(t, "mcpsnoop bridge did not say where it serves:\n%s", <-said)
 		}
 		return url, func() {
 			cmd.Process.Signal(syscall.SIGTERM)
 			err := cmd.Wait()
 			out := <-said
 			if err != nil {
-				t.Errorf("mcpsnoop bridge: %v\n%s", err, out)
+				errorf(t, "mcpsnoop bridge: %v\n%s", err, out)
 			}
 			paths, _ := filepath.Glob(filepath.Join(logs, "*.jsonl"))
 			if len(paths) == 0 {
-				t.Fatalf("mcpsnoop bridge wrote no log in %s:\n%s", logs, out)
+				fatalf(t, "mcpsnoop bridge wrote no log in %s:\n%s", logs, out)
 			}
 			if err := Merge(paths, log); err != nil {
-				t.Fatal(err)
+				fatal(t, err)
 			}
 		}
 	}}
@@ -164,7 +164,7 @@ func (h *harness) startEverythingHTTP(t *testing.T) string {
 func freeAddr(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	defer ln.Close()
 	return ln.Addr().String()
@@ -182,39 +182,44 @@ func waitListening(t *testing.T, name, addr string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: nothing listens on %s after a minute: %v", name, addr, err)
+			fatalf(t, "%s: nothing listens on %s after a minute: %v", name, addr, err)
 		}
 		time.Sleep(delay)
 	}
 }
 
-// runServerScenarios runs every server scenario of suite s against peer,
-// recorded, and checks each scenario's share of the recording with
-// --blame server.
-func (h *harness) runServerScenarios(t *testing.T, s suite, peer serverPeer) []Row {
+// runServerScenarios runs every server scenario of suite s against peer
+// (only scenario, when given), recorded, and checks each scenario's share
+// of the recording with --blame server.
+func (h *harness) runServerScenarios(t *testing.T, s suite, peer serverPeer, scenario string) []Row {
 	what := fmt.Sprintf("server-%s-%s", s.version, peer.name)
+	which := []string{"--suite", "all"}
+	if scenario != "" {
+		what += "-again-" + pieceName(scenario)
+		which = []string{"--scenario", scenario}
+	}
 	dir := filepath.Join(h.dir, what)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	log := filepath.Join(dir, "recording.jsonl")
 	url, stop := peer.record(t, log)
-	h.runSuite(t, s, what, nil, "server", "--url", url, "--suite", "all", "-o", filepath.Join(dir, "suite"))
+	h.runSuite(t, s, what, nil, append([]string{"server", "--url", url, "-o", filepath.Join(dir, "suite")}, which...)...)
 	stop()
 	output, err := os.ReadFile(filepath.Join(h.dir, what+".suite.log"))
 	if err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	results, err := ReadResults(filepath.Join(dir, "suite"), "server-", RunOrder(output))
 	if err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	if len(results) == 0 {
-		t.Fatalf("%s: the suite ran no scenario", what)
+		fatalf(t, "%s: the suite ran no scenario", what)
 	}
 	pieces, err := Split(log, results, filepath.Join(dir, "scenarios"), peer.merged)
 	if err != nil {
-		t.Fatal(err)
+		fatal(t, err)
 	}
 	logs := make([]string, len(pieces))
 	for i, p := range pieces {
