@@ -33,6 +33,9 @@ type LineSplitter struct {
 	ops  []op       // numbering, for apply
 	done []doneLine // lines that ended in the chunk, for fill
 	cur  *slab      // the slab the current chunk was read into
+	// slabs is how many slabs the stream has been read into: its first is
+	// a small one, so that an idle stream holds little.
+	slabs int
 }
 
 // doneLine is a line that ended in the current chunk.
@@ -57,7 +60,8 @@ func (w *LogWriter) Lines(dir string) *LineSplitter {
 func (l *LineSplitter) Buffer(n int) []byte {
 	if l.cur == nil || len(l.cur.buf)-l.cur.used < n {
 		l.cur.release()
-		l.cur = newSlab()
+		l.cur = newSlab(l.slabs == 0 && n <= firstSlabSize)
+		l.slabs++
 	}
 	return l.cur.buf[l.cur.used : l.cur.used+n]
 }
@@ -274,20 +278,41 @@ func capped(b []byte) ([]byte, bool) {
 
 // slabSize is the size of the buffers a logged stream is read into. Lines
 // that end inside a read go to the log as slices of the slab, without a
-// copy. A slab counts the lines that still use it and goes back to a pool
+// copy. A slab counts the lines that still use it and goes back to its pool
 // when the last is written and the pump has moved on.
 const slabSize = 1 << 20
+
+// firstSlabSize is the size of a stream's first slab: one pump read. Most
+// streams of a shim carry a few messages (stderr often none), and a
+// megabyte each would bring the garbage collector's first cycle, and the
+// memory it keeps, forward to the shim's start.
+const firstSlabSize = 64 << 10
 
 type slab struct {
 	buf  []byte
 	used int
 	refs atomic.Int32
+	pool *sync.Pool // where it goes back to
 }
 
-var slabs = sync.Pool{New: func() any { return &slab{buf: make([]byte, slabSize)} }}
+var (
+	slabs      = sync.Pool{}
+	firstSlabs = sync.Pool{}
+)
 
-func newSlab() *slab {
-	s := slabs.Get().(*slab)
+func init() {
+	slabs.New = func() any { return &slab{buf: make([]byte, slabSize), pool: &slabs} }
+	firstSlabs.New = func() any { return &slab{buf: make([]byte, firstSlabSize), pool: &firstSlabs} }
+}
+
+// newSlab takes a slab from its pool: a stream's first (small) one, or a
+// full-size one.
+func newSlab(first bool) *slab {
+	pool := &slabs
+	if first {
+		pool = &firstSlabs
+	}
+	s := pool.Get().(*slab)
 	s.used = 0
 	s.refs.Store(1) // the pump's
 	return s
@@ -302,6 +327,6 @@ func (s *slab) hold() *slab {
 // release drops a reference; s may be nil.
 func (s *slab) release() {
 	if s != nil && s.refs.Add(-1) == 0 {
-		slabs.Put(s)
+		s.pool.Put(s)
 	}
 }

@@ -20,7 +20,7 @@ func splitFrames(t *testing.T, dir string, chunks [][]byte) []observed {
 	w := newTestLog(out, nil)
 	l := w.Lines(dir)
 	for _, c := range chunks {
-		l.cur = newSlab()
+		l.cur = newSlab(false)
 		c = append(l.cur.buf[:0], c...)
 		l.number(c)
 		l.fill()

@@ -54,6 +54,10 @@ type LineObserver interface {
 	ObserveLine(line []byte)
 }
 
+// firstWriteBuffer is the write buffer's room at first; it grows towards
+// WriteBuffer as frames come, so that a quiet log holds little.
+const firstWriteBuffer = 32 << 10
+
 // ClosingReserve is the room a log sets aside when it is opened, for its
 // closing frame.
 const ClosingReserve = 16 << 10
@@ -68,7 +72,7 @@ type RoomReserver interface {
 func newLogSink(w *LogWriter, out io.WriteCloser, max int64) *logSink {
 	s := &logSink{
 		w: w, out: out, fe: newFrameEncoder(w.sessionID, w.label), max: max,
-		buf: make([]byte, 0, WriteBuffer), lastFlush: time.Now(),
+		buf: make([]byte, 0, firstWriteBuffer), lastFlush: time.Now(),
 	}
 	s.observe, _ = out.(LineObserver)
 	s.whole = seekable(out)
