@@ -30,7 +30,22 @@ import (
 // shim waits for its end, so that the server is being started, as
 // exec.Cmd.Start has it, when startServer returns (the kill grace after
 // the end of input, say, is the server's own, not the shell's).
-const watcherScript = `( { trap '' INT TERM HUP; while read -r _; do :; done; kill -9 0; } <&3 3<&- 4>&- >/dev/null 2>&1 & ); exec "$@" 3<&- 4>&-`
+//
+// A shell sets PWD when it starts (dash and bash add it, or correct it to
+// the working directory), which the server would then inherit; the first
+// argument says what the shim's own environment has ("=value", or "-" for
+// none), and the script puts that back before the exec.
+const watcherScript = `case $1 in =*) PWD=${1#=}; export PWD;; *) unset PWD;; esac; shift; ` +
+	`( { trap '' INT TERM HUP; while read -r _; do :; done; kill -9 0; } <&3 3<&- 4>&- >/dev/null 2>&1 & ); exec "$@" 3<&- 4>&-`
+
+// pwdArgument is watcherScript's first argument: the PWD of the shim's
+// environment, which the server inherits.
+func pwdArgument() string {
+	if v, ok := os.LookupEnv("PWD"); ok {
+		return "=" + v
+	}
+	return "-"
+}
 
 // shellPath is the shell that runs watcherScript; a variable for the tests
 // that run the Go supervisor instead.
@@ -60,7 +75,7 @@ func startWatched(shell string, argv []string, stdin, stdout, stderr *os.File, e
 		closeAll(lifeR, lifeW)
 		return nil, nil, err
 	}
-	cmd := exec.Command(shell, append([]string{"-c", watcherScript, "mcpsnoop-supervisor"}, argv...)...)
+	cmd := exec.Command(shell, append([]string{"-c", watcherScript, "mcpsnoop-supervisor", pwdArgument()}, argv...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.ExtraFiles = []*os.File{lifeR, execW} // fds 3 and 4
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
