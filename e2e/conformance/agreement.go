@@ -214,6 +214,45 @@ func Update(observed, table []Row) []Row {
 	return rows
 }
 
+// RunFlippedAgain gives each observed row whose verdicts differ from the
+// table's a second run (again, which reports false when it could not run
+// the scenario) and keeps the second run's row when it gives the table's
+// verdicts. Some of the suite's checks time what the peers do (sse-retry
+// times a reconnection against a 200 ms tolerance; a client's timeout
+// decides another), so on a loaded machine a verdict can flip with no
+// change in the peers or in mcpsnoop: a flip that repeats is a
+// disagreement, one that does not is told to logf with both runs' details.
+// Rows the table does not list, or lists with the same verdicts, are not
+// run again.
+func RunFlippedAgain(observed, table []Row, again func(Row) (Row, bool), logf func(format string, args ...any)) []Row {
+	listed := map[string]Row{}
+	for _, r := range table {
+		listed[r.key()] = r
+	}
+	out := make([]Row, len(observed))
+	copy(out, observed)
+	for i, o := range observed {
+		want, ok := listed[o.key()]
+		if !ok || (want.SuiteVerdict == o.SuiteVerdict && want.OurVerdict == o.OurVerdict) {
+			continue
+		}
+		where := fmt.Sprintf("%s %s %s %s", o.Suite, o.Side, o.Peer, o.Scenario)
+		second, ran := again(o)
+		switch {
+		case !ran || second.key() != o.key():
+			logf("%s: could not run it again", where)
+		case second.SuiteVerdict == want.SuiteVerdict && second.OurVerdict == want.OurVerdict:
+			logf("%s: the first run gave suite %s, ours %s (suite failed: %s; our findings: %s); run again it gave the table's suite %s, ours %s: taken as timing, not a change",
+				where, o.SuiteVerdict, o.OurVerdict, orNone(o.SuiteFailed), orNone(o.OurFindings), want.SuiteVerdict, want.OurVerdict)
+			out[i] = second
+		default:
+			logf("%s: run again it gave suite %s, ours %s (suite failed: %s; our findings: %s)",
+				where, second.SuiteVerdict, second.OurVerdict, orNone(second.SuiteFailed), orNone(second.OurFindings))
+		}
+	}
+	return out
+}
+
 // Counts sums the table up: agreements, and disagreements by reason (""
 // for those without one).
 func Counts(rows []Row) (agree int, byReason map[string]int) {

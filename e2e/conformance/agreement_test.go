@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -155,5 +156,81 @@ func TestCommittedTable(t *testing.T) {
 		if !row.Agree() && row.Reason == "" {
 			t.Errorf("%s %s %s %s: suite %s, ours %s, no reason", row.Suite, row.Side, row.Peer, row.Scenario, row.SuiteVerdict, row.OurVerdict)
 		}
+	}
+}
+
+func TestRunFlippedAgain(t *testing.T) {
+	table := []Row{
+		r("ping", Pass, Pass, "", ""),
+		r("sse-retry", Pass, Pass, "", ""),
+		r("tools-call-error", Pass, Fail, "provoked", "on purpose"),
+		r("logging", Pass, Pass, "", ""),
+	}
+	flipped := func(row Row, suite, ours Verdict) Row {
+		row.SuiteVerdict, row.OurVerdict = suite, ours
+		return row
+	}
+	for name, tc := range map[string]struct {
+		observed []Row
+		again    map[string]Row // the second run of a scenario; absent: it could not run
+		want     []Row
+		ran      []string // the scenarios run again
+		said     string   // in what was logged
+	}{
+		"all as the table": {
+			observed: table,
+			want:     table,
+		},
+		"a flip that does not repeat is the second run": {
+			observed: []Row{table[0], flipped(table[1], Fail, Pass)},
+			again:    map[string]Row{"sse-retry": table[1]},
+			want:     []Row{table[0], table[1]},
+			ran:      []string{"sse-retry"},
+			said:     "taken as timing",
+		},
+		"a flip that repeats stays": {
+			observed: []Row{flipped(table[2], Pass, Pass)},
+			again:    map[string]Row{"tools-call-error": flipped(table[2], Pass, Pass)},
+			want:     []Row{flipped(table[2], Pass, Pass)},
+			ran:      []string{"tools-call-error"},
+			said:     "run again it gave suite pass, ours pass",
+		},
+		"a second run that flips the other way stays the first": {
+			observed: []Row{flipped(table[3], Fail, Pass)},
+			again:    map[string]Row{"logging": flipped(table[3], Pass, Fail)},
+			want:     []Row{flipped(table[3], Fail, Pass)},
+			ran:      []string{"logging"},
+		},
+		"a scenario that could not run again stays": {
+			observed: []Row{flipped(table[0], Pass, Fail)},
+			want:     []Row{flipped(table[0], Pass, Fail)},
+			ran:      []string{"ping"},
+			said:     "could not run it again",
+		},
+		"a scenario the table does not list is not run again": {
+			observed: []Row{r("new-scenario", Pass, Fail, "", "")},
+			want:     []Row{r("new-scenario", Pass, Fail, "", "")},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var ran []string
+			var said strings.Builder
+			again := func(row Row) (Row, bool) {
+				ran = append(ran, row.Scenario)
+				second, ok := tc.again[row.Scenario]
+				return second, ok
+			}
+			logf := func(format string, args ...any) { fmt.Fprintf(&said, format+"\n", args...) }
+			got := RunFlippedAgain(tc.observed, table, again, logf)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("rows:\n got  %+v\n want %+v", got, tc.want)
+			}
+			if !reflect.DeepEqual(ran, tc.ran) {
+				t.Errorf("run again: %v, want %v", ran, tc.ran)
+			}
+			if !strings.Contains(said.String(), tc.said) {
+				t.Errorf("logged %q, want it to say %q", said.String(), tc.said)
+			}
+		})
 	}
 }

@@ -28,7 +28,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -167,7 +166,7 @@ func TestConformanceAgreement(t *testing.T) {
 		fatal(t, err)
 	}
 	if !*update {
-		observed = h.runFlippedAgain(t, peers, observed, table)
+		observed = RunFlippedAgain(observed, table, func(r Row) (Row, bool) { return h.runOne(t, peers, r) }, t.Logf)
 	}
 	var buf bytes.Buffer
 	if err := WriteTable(&buf, observed); err != nil {
@@ -201,41 +200,6 @@ func TestConformanceAgreement(t *testing.T) {
 	if t.Failed() {
 		t.Logf("the run's table is %s; go test -tags e2e ./e2e/conformance/ -update rewrites agreement.tsv from a run (keeping reasons and notes), then give each new disagreement its reason", filepath.Join(h.dir, "observed.tsv"))
 	}
-}
-
-// runFlippedAgain runs once more each scenario whose verdicts differ from
-// the table's, and keeps the second run's row when it gives the table's
-// verdicts. Some of the suite's checks time what the peers do (sse-retry
-// times a reconnection against a 200 ms tolerance; a client's timeout
-// decides another), so on a loaded machine a verdict can flip with no
-// change in the peers or in mcpsnoop. A flip that repeats is a
-// disagreement; one that does not is logged, with both runs' details.
-func (h *harness) runFlippedAgain(t *testing.T, peers []serverPeer, observed, table []Row) []Row {
-	listed := map[string]Row{}
-	for _, r := range table {
-		listed[r.key()] = r
-	}
-	out := slices.Clone(observed)
-	for i, o := range observed {
-		want, ok := listed[o.key()]
-		if !ok || (want.SuiteVerdict == o.SuiteVerdict && want.OurVerdict == o.OurVerdict) {
-			continue
-		}
-		again, ok := h.runOne(t, peers, o)
-		where := fmt.Sprintf("%s %s %s %s", o.Suite, o.Side, o.Peer, o.Scenario)
-		switch {
-		case !ok:
-			t.Logf("%s: could not run it again", where)
-		case again.SuiteVerdict == want.SuiteVerdict && again.OurVerdict == want.OurVerdict:
-			t.Logf("%s: the first run gave suite %s, ours %s (suite failed: %s; our findings: %s); run again it gave the table's suite %s, ours %s: taken as timing, not a change",
-				where, o.SuiteVerdict, o.OurVerdict, orNone(o.SuiteFailed), orNone(o.OurFindings), want.SuiteVerdict, want.OurVerdict)
-			out[i] = again
-		default:
-			t.Logf("%s: run again it gave suite %s, ours %s (suite failed: %s; our findings: %s)",
-				where, again.SuiteVerdict, again.OurVerdict, orNone(again.SuiteFailed), orNone(again.OurFindings))
-		}
-	}
-	return out
 }
 
 // runOne runs the scenario of row r again, on its own, and returns its new
