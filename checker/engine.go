@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 )
 
 // Config is what a check is asked to judge.
@@ -73,6 +74,14 @@ type Config struct {
 	// --blame); nil means every party. The run's own findings (assertions,
 	// the gate's inputs) are judged whatever it says.
 	Blame []Party
+	// WithoutSchemas runs the engine in a program that does not link the
+	// schema validator (package wire/schemacheck): the stdio shim's own
+	// binary, whose live span sink needs calls, not verdicts. Wire cannot
+	// be asked for, and a refused request is not judged against its
+	// schema, so blame may differ from a check's. Without it, New panics
+	// when the validator is not linked, rather than let a check pass
+	// frames it never validated.
+	WithoutSchemas bool
 }
 
 // DefaultMaxFindings is how many findings a report keeps by default.
@@ -119,13 +128,20 @@ func New(cfg Config) *Engine {
 		cfg.MaxFindings = DefaultMaxFindings
 	}
 	gate := NewGate(cfg.FailOn)
+	wireOn := cfg.Wire || gate[SignalWire]
+	switch {
+	case cfg.WithoutSchemas && wireOn:
+		panic("checker: the wire signal asked for of an engine made WithoutSchemas")
+	case !cfg.WithoutSchemas && !wire.Linked():
+		panic("checker: " + wire.ErrNoValidator.Error())
+	}
 	e := &Engine{
 		cfg:      cfg,
 		gate:     gate,
 		blame:    newBlameSet(cfg.Blame),
 		sessions: map[string]*session{},
 		findings: findingSet{limit: cfg.MaxFindings},
-		wire:     cfg.Wire || gate[SignalWire],
+		wire:     wireOn,
 		security: cfg.Security || gate[SignalSecurity],
 	}
 	if e.wire {

@@ -87,8 +87,9 @@ type tracer struct {
 
 func newTracer(send func(otlp.Span) bool, skipped *atomic.Int64, limit int) *tracer {
 	t := &tracer{limit: limit, send: send, skipped: skipped, wake: make(chan struct{}, 1), done: make(chan struct{}), live: otlp.NewLive()}
-	// Findings are not needed here, only calls: keep the fewest.
-	t.eng = checker.New(checker.Config{KeepBodies: true, MaxFindings: 1, OnCall: t.onCall})
+	// Findings are not needed here, only calls: keep the fewest. And no
+	// schemas: the shim's own binary does not link them.
+	t.eng = checker.New(checker.Config{KeepBodies: true, MaxFindings: 1, OnCall: t.onCall, WithoutSchemas: true})
 	go t.run()
 	return t
 }

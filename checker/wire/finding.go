@@ -67,3 +67,18 @@ func SpecURL(revision, definition string) string {
 func SchemaFileURL(revision string) string {
 	return "https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/schema/" + revision + "/schema.json"
 }
+
+// EventsDefinitionPrefix starts the name of a definition of the Events
+// extension's schema in a finding.
+const EventsDefinitionPrefix = "events."
+
+// eventsURL is where the Events extension is specified.
+const eventsURL = "https://modelcontextprotocol.io/extensions/events/overview"
+
+// eventsSpecURL is the spec link of an Events definition.
+func eventsSpecURL(definition string) (string, bool) {
+	if !strings.HasPrefix(definition, EventsDefinitionPrefix) {
+		return "", false
+	}
+	return eventsURL, true
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"io"
 	"net/http"
 	"os"
@@ -22,7 +23,7 @@ type bridgeOptions struct {
 	listen       string
 	allowOrigins []string
 	sessionIdle  time.Duration
-	shim         shimOptions // label, log, kill grace, redaction and OTLP, as the shim reads them
+	shim         capturecli.Options // label, log, kill grace, redaction and OTLP, as the shim reads them
 }
 
 const bridgeUsage = "bridge [--listen ADDR] [flags] -- <server command> [args...]"
@@ -81,11 +82,11 @@ come from a .mcpsnoop.toml in the working directory, as for the shim.`,
 	f.StringVar(&o.listen, "listen", "127.0.0.1:7001", "address to listen on (host:port; port 0 picks a free one); the endpoint is /mcp")
 	f.StringArrayVar(&o.allowOrigins, "allow-origin", nil, "on a loopback --listen, also answer requests with this Origin, scheme://host[:port] or null (repeatable); its host is accepted as the Host too")
 	f.DurationVar(&o.sessionIdle, "session-idle", 10*time.Minute, "end a session (and its server) that has had no request in flight and no GET stream for this long (0: only DELETE ends it)")
-	f.StringVar(&o.shim.label, "label", "", "server label in the logs and their file names (default: named after the server, from the command)")
-	o.shim.registerLogFlags(f)
-	f.DurationVar(&o.shim.killGrace, "kill-grace", stdio.DefaultKillGrace, "how long a server may take to exit once its input has ended before it gets SIGTERM, and after SIGTERM before it is killed")
-	o.shim.redact.register(f)
-	o.shim.otlp.register(f)
+	f.StringVar(&o.shim.Label, "label", "", "server label in the logs and their file names (default: named after the server, from the command)")
+	o.shim.RegisterLogFlags(f)
+	f.DurationVar(&o.shim.KillGrace, "kill-grace", stdio.DefaultKillGrace, "how long a server may take to exit once its input has ended before it gets SIGTERM, and after SIGTERM before it is killed")
+	o.shim.Redact.Register(f)
+	o.shim.OTLP.Register(f)
 	return cmd
 }
 
@@ -101,17 +102,17 @@ func runBridge(cmd *cobra.Command, args []string, o *bridgeOptions) error {
 		}
 		return bridgeFail("no server command to run: mcpsnoop %s", bridgeUsage)
 	}
-	if o.shim.killGrace <= 0 {
-		return bridgeFail("--kill-grace must be positive, got %s", o.shim.killGrace)
+	if o.shim.KillGrace <= 0 {
+		return bridgeFail("--kill-grace must be positive, got %s", o.shim.KillGrace)
 	}
 	if o.sessionIdle < 0 {
 		return bridgeFail("--session-idle must not be negative, got %s", o.sessionIdle)
 	}
-	cfg, notice, err := loadProjectConfig("mcpsnoop bridge")
+	cfg, notice, err := capturecli.LoadProjectConfig("mcpsnoop bridge")
 	if err != nil {
 		return bridgeFail("%v", err)
 	}
-	st, err := mergeShimSettings(cmd, &o.shim, cfg, capture.DeriveLabel(args), "server")
+	st, err := capturecli.MergeSettings(cmd, &o.shim, cfg, capture.DeriveLabel(args), "server")
 	if err != nil {
 		return bridgeFail("%v", err)
 	}
@@ -120,28 +121,28 @@ func runBridge(cmd *cobra.Command, args []string, o *bridgeOptions) error {
 	if notice != "" {
 		notes.Say(notice)
 	}
-	if st.sink, err = o.shim.otlp.open("mcpsnoop bridge", notes); err != nil {
+	if st.Sink, err = o.shim.OTLP.Open("mcpsnoop bridge", notes); err != nil {
 		return bridgeFail("%v", err)
 	}
-	defer closeSink(st.sink, notes, "mcpsnoop bridge") // after the logs are closed below
+	defer capturecli.CloseSink(st.Sink, notes, "mcpsnoop bridge") // after the logs are closed below
 	l, err := listenHTTP("mcpsnoop bridge", o.listen, o.allowOrigins, notes)
 	if err != nil {
 		return bridgeFail("%v", err)
 	}
 
 	b := bridge.New(bridge.Options{
-		Command: args, KillGrace: o.shim.killGrace, Notices: notes,
-		OpenLog: func(bool) (io.WriteCloser, capture.LogOptions) { return openBridgeLog(st, st.label, notes) },
+		Command: args, KillGrace: o.shim.KillGrace, Notices: notes,
+		OpenLog: func(bool) (io.WriteCloser, capture.LogOptions) { return openBridgeLog(st, st.Label, notes) },
 	})
 	refusals := bridge.NewRefusalLog(args, func() (io.WriteCloser, capture.LogOptions) {
-		return openBridgeLog(st, st.label+"-bridge", notes)
+		return openBridgeLog(st, st.Label+"-bridge", notes)
 	})
 	h := serve.NewHandler(serve.Options{
 		Name: "mcpsnoop bridge", Backend: b, Guard: l.guard, Notices: notes,
 		OnRefuse: refusals.Record, SessionIdle: o.sessionIdle,
 	})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
-	fmt.Fprintf(notes, "mcpsnoop bridge: serving %q at http://%s%s\n", strings.Join(st.redactor.Command(args), " "), l.Addr(), serve.DefaultPath)
+	fmt.Fprintf(notes, "mcpsnoop bridge: serving %q at http://%s%s\n", strings.Join(st.Redactor.Command(args), " "), l.Addr(), serve.DefaultPath)
 	// The servers are told first (their input ends), so that the streams
 	// waiting on them end and the HTTP server's shutdown has nothing long
 	// to wait for.
@@ -165,23 +166,23 @@ func runBridge(cmd *cobra.Command, args []string, o *bridgeOptions) error {
 // openBridgeLog opens the log of one server process (or the bridge's own,
 // under label) and says where it goes. A log that cannot be opened costs
 // the log, never the server.
-func openBridgeLog(st shimSettings, label string, notes *capture.Notices) (io.WriteCloser, capture.LogOptions) {
-	st.label = label
-	if st.noTrace {
-		if st.sink == nil {
+func openBridgeLog(st capturecli.Settings, label string, notes *capture.Notices) (io.WriteCloser, capture.LogOptions) {
+	st.Label = label
+	if st.NoTrace {
+		if st.Sink == nil {
 			return nil, capture.LogOptions{}
 		}
-		return spanOnlyLog(st.sink), capture.LogOptions{SessionID: capture.NewSessionID(label), Label: label, Path: "(no log)", Redactor: st.redactor}
+		return capturecli.SpanOnlyLog(st.Sink), capture.LogOptions{SessionID: capture.NewSessionID(label), Label: label, Path: "(no log)", Redactor: st.Redactor}
 	}
-	f, path, sid := openLog(st, notes, "mcpsnoop bridge")
+	f, path, sid := capturecli.OpenLog(st, notes, "mcpsnoop bridge")
 	if f == nil {
-		if st.sink == nil {
+		if st.Sink == nil {
 			return nil, capture.LogOptions{}
 		}
-		return spanOnlyLog(st.sink), capture.LogOptions{SessionID: sid, Label: label, Path: "(no log)", Redactor: st.redactor}
+		return capturecli.SpanOnlyLog(st.Sink), capture.LogOptions{SessionID: sid, Label: label, Path: "(no log)", Redactor: st.Redactor}
 	}
 	fmt.Fprintf(notes, "mcpsnoop bridge: logging to %s (session %s)\n", path, sid)
-	return tapLog(st.sink, f), capture.LogOptions{
-		SessionID: sid, Label: label, Path: path, Redactor: st.redactor, Warn: notes, MaxSize: st.maxLogSize,
+	return capturecli.TapLog(st.Sink, f), capture.LogOptions{
+		SessionID: sid, Label: label, Path: path, Redactor: st.Redactor, Warn: notes, MaxSize: st.MaxLogSize,
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"io"
 	"os"
 	"slices"
@@ -39,7 +40,7 @@ type checkOptions struct {
 	baselineDir string
 	run         string
 	listRuns    bool
-	redact      redactFlags
+	redact      capturecli.RedactFlags
 	github      githubOptions
 	wire        bool
 	security    bool
@@ -133,7 +134,7 @@ stdout). With --write-known, 0 once the file is written.`,
 	f.StringVar(&o.baselineDir, "baseline", "", "tool-baseline folder for drift (default <state>/tool-baselines, written only for the logs in <state>/sessions, $MCPSNOOP_LOG_DIR and .mcpsnoop.toml's log-dir)")
 	f.StringVar(&o.run, "run", "", "check every session of one agent run (a run id, or latest), from the log folders or the logs named")
 	f.BoolVar(&o.listRuns, "runs", false, "list the agent runs found, newest first, and exit")
-	o.redact.register(f)
+	o.redact.Register(f)
 	o.github.addFlags(f)
 	f.BoolVar(&o.wire, "wire", false, "validate every frame against the JSON schema of its protocol revision and count the wire signal, without gating on it")
 	f.BoolVar(&o.security, "security", false, "run the security rules (S1-S9) and count the security signal, without gating on it")
@@ -165,7 +166,7 @@ func runCheck(cmd *cobra.Command, args []string, o checkOptions) error {
 	if o.jobs < 0 {
 		return checkFail("--jobs must be 0 (one per core) or more, got %d", o.jobs)
 	}
-	red, err := o.redact.redactor()
+	red, err := o.redact.Redactor()
 	if err != nil {
 		return checkFail("%v", err)
 	}

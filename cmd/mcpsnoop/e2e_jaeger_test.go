@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"github.com/mcpsnoop/mcpsnoop/internal/otlptest"
 	"io"
 	"net/http"
@@ -257,7 +258,7 @@ func TestE2EJaeger(t *testing.T) {
 		sink := otlpsink.New(otlpsink.Options{Endpoint: u})
 		// The tap is shown each line a log writer is given; this log has
 		// its gaps already, which no log writer would write.
-		w := sink.Tap(nopCloser{io.Discard})
+		w := capturecli.SpanOnlyLog(sink)
 		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
 			if len(line) > 0 {
 				w.(capture.LineObserver).ObserveLine(line)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"os"
 	"strings"
 	"time"
@@ -20,7 +21,7 @@ type exportOptions struct {
 	format string
 	output string
 	run    string
-	redact redactFlags
+	redact capturecli.RedactFlags
 }
 
 // exportNow is the export's timestamp; tests pin it for stable goldens.
@@ -80,7 +81,7 @@ stderr).`,
 	f.StringVarP(&o.format, "format", "T", "json", "output format: "+strings.Join(exportFormatNames(), ", "))
 	f.StringVarP(&o.output, "output", "o", "-", "write to this file instead of standard output (-)")
 	f.StringVar(&o.run, "run", "", "export every session of one agent run (a run id, or latest), from the log folders or the logs named")
-	o.redact.register(f)
+	o.redact.Register(f)
 	return cmd
 }
 
@@ -95,7 +96,7 @@ func runExport(cmd *cobra.Command, args []string, o exportOptions) error {
 	if err != nil {
 		return exportFail("%v", err)
 	}
-	red, err := o.redact.redactor()
+	red, err := o.redact.Redactor()
 	if err != nil {
 		return exportFail("%v", err)
 	}

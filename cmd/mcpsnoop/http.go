@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"io"
 	"net/http"
 	"os"
@@ -20,7 +21,7 @@ type httpOptions struct {
 	target       string
 	listen       string
 	allowOrigins []string
-	shim         shimOptions // label, trace-file, no-trace and redaction, as the shim reads them
+	shim         capturecli.Options // label, trace-file, no-trace and redaction, as the shim reads them
 }
 
 // How long in-flight exchanges get to finish after SIGINT or SIGTERM
@@ -73,10 +74,10 @@ OTLP/HTTP collector, in the background: a dead collector costs spans
 	f.StringVar(&o.target, "target", "", "URL of the MCP server to forward to (required), e.g. http://127.0.0.1:8080/mcp")
 	f.StringVar(&o.listen, "listen", "127.0.0.1:7000", "address to listen on (host:port; port 0 picks a free one)")
 	f.StringArrayVar(&o.allowOrigins, "allow-origin", nil, "on a loopback --listen, also answer requests with this Origin, scheme://host[:port] or null (repeatable); its host is accepted as the Host too")
-	f.StringVar(&o.shim.label, "label", "", "server label in the log and its file name (default: the target's host:port)")
-	o.shim.registerLogFlags(f)
-	o.shim.redact.register(f)
-	o.shim.otlp.register(f)
+	f.StringVar(&o.shim.Label, "label", "", "server label in the log and its file name (default: the target's host:port)")
+	o.shim.RegisterLogFlags(f)
+	o.shim.Redact.Register(f)
+	o.shim.OTLP.Register(f)
 	return cmd
 }
 
@@ -94,11 +95,11 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	if err != nil {
 		return httpFail("%v", err)
 	}
-	cfg, notice, err := loadProjectConfig("mcpsnoop http")
+	cfg, notice, err := capturecli.LoadProjectConfig("mcpsnoop http")
 	if err != nil {
 		return httpFail("%v", err)
 	}
-	st, err := mergeShimSettings(cmd, &o.shim, cfg, httpcapture.DefaultLabel(target), "http")
+	st, err := capturecli.MergeSettings(cmd, &o.shim, cfg, httpcapture.DefaultLabel(target), "http")
 	if err != nil {
 		return httpFail("%v", err)
 	}
@@ -111,21 +112,21 @@ func runHTTP(cmd *cobra.Command, o *httpOptions) error {
 	if notice != "" {
 		notes.Say(notice)
 	}
-	if st.sink, err = o.shim.otlp.open("mcpsnoop http", notes); err != nil {
+	if st.Sink, err = o.shim.OTLP.Open("mcpsnoop http", notes); err != nil {
 		return httpFail("%v", err)
 	}
-	defer closeSink(st.sink, notes, "mcpsnoop http") // after the log is closed below
+	defer capturecli.CloseSink(st.Sink, notes, "mcpsnoop http") // after the log is closed below
 	l, err := listenHTTP("mcpsnoop http", o.listen, o.allowOrigins, notes)
 	if err != nil {
 		return httpFail("%v", err)
 	}
 	fmt.Fprintf(notes, "mcpsnoop http: listening on %s, forwarding to %s\n", l.Addr(), target.Redacted())
 	var log *httpcapture.Log
-	if !st.noTrace {
+	if !st.NoTrace {
 		log = openHTTPLog(st, notes, notes)
-	} else if st.sink != nil {
-		log = httpcapture.NewLog(spanOnlyLog(st.sink), httpcapture.LogOptions{
-			SessionID: capture.NewSessionID(st.label), Label: st.label, Path: "(no log)", Redactor: st.redactor,
+	} else if st.Sink != nil {
+		log = httpcapture.NewLog(capturecli.SpanOnlyLog(st.Sink), httpcapture.LogOptions{
+			SessionID: capture.NewSessionID(st.Label), Label: st.Label, Path: "(no log)", Redactor: st.Redactor,
 		})
 	}
 	proxy := httpcapture.NewProxy(httpcapture.ProxyOptions{Target: target, Log: log, Warn: notes, Guard: l.guard})
@@ -156,16 +157,16 @@ func shutdownHTTP(srv *http.Server, proxy *httpcapture.Proxy, sigs <-chan os.Sig
 
 // openHTTPLog creates the session's log and says where it goes. A log that
 // cannot be opened costs the log, not the proxy.
-func openHTTPLog(st shimSettings, stderr io.Writer, warn *capture.Notices) *httpcapture.Log {
-	f, path, sid := openLog(st, stderr, "mcpsnoop http")
+func openHTTPLog(st capturecli.Settings, stderr io.Writer, warn *capture.Notices) *httpcapture.Log {
+	f, path, sid := capturecli.OpenLog(st, stderr, "mcpsnoop http")
 	if f == nil {
-		if st.sink == nil {
+		if st.Sink == nil {
 			return nil
 		}
-		return httpcapture.NewLog(spanOnlyLog(st.sink), httpcapture.LogOptions{SessionID: sid, Label: st.label, Path: "(no log)", Redactor: st.redactor})
+		return httpcapture.NewLog(capturecli.SpanOnlyLog(st.Sink), httpcapture.LogOptions{SessionID: sid, Label: st.Label, Path: "(no log)", Redactor: st.Redactor})
 	}
 	fmt.Fprintf(stderr, "mcpsnoop http: logging to %s (session %s)\n", path, sid)
-	return httpcapture.NewLog(tapLog(st.sink, f), httpcapture.LogOptions{
-		SessionID: sid, Label: st.label, Path: path, Redactor: st.redactor, Warn: warn, MaxSize: st.maxLogSize,
+	return httpcapture.NewLog(capturecli.TapLog(st.Sink, f), httpcapture.LogOptions{
+		SessionID: sid, Label: st.Label, Path: path, Redactor: st.Redactor, Warn: warn, MaxSize: st.MaxLogSize,
 	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -86,7 +87,7 @@ func runLive(cmd *cobra.Command, limit int) error {
 	}
 	defer fol.Close()
 	m := viewer.New(viewer.NewStore(viewer.LiveLimits), viewer.Options{Live: true, Loading: true, Export: viewerExporter(nil),
-		Replay: viewerReplayer(replayFlags{timeout: replay.DefaultCallTimeout}, nil, nil, redactFlags{})})
+		Replay: viewerReplayer(replayFlags{timeout: replay.DefaultCallTimeout}, nil, nil, capturecli.RedactFlags{})})
 	return runViewer(m, out, func(ctx context.Context, send func(tea.Msg)) {
 		followInto(ctx, fol, send)
 	})

@@ -7,6 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
+
+	// Every command that checks validates against the spec's schemas;
+	// the package registers itself with checker/wire (mcpsnoop-shim, the
+	// shim's own binary, leaves it out).
+	_ "github.com/mcpsnoop/mcpsnoop/checker/wire/schemacheck"
 )
 
 // exitError carries an exit code and, when msg is set, the one line to print
@@ -20,6 +27,12 @@ type exitError struct {
 }
 
 func (e *exitError) Error() string { return e.msg }
+
+// shimFail is a usage error of the root command (the shim, the live view,
+// the metrics hub): exit 2, one line on stderr.
+func shimFail(format string, args ...any) error {
+	return &exitError{code: 2, msg: "mcpsnoop: " + fmt.Sprintf(format, args...)}
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -42,6 +55,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, ee.msg)
 		}
 		return ee.code
+	}
+	var cf *capturecli.Failure // the shim's, from the package both binaries share
+	if errors.As(err, &cf) {
+		if cf.Msg != "" {
+			fmt.Fprintln(stderr, cf.Msg)
+		}
+		return cf.Code
 	}
 	// Usage errors from cobra itself: unknown flags, bad flag values.
 	fmt.Fprintf(stderr, "mcpsnoop: %v\n", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"net/http"
 	"os"
 	"os/signal"
@@ -143,14 +144,14 @@ func runMock(cmd *cobra.Command, args []string, o *mockOptions) error {
 	if err != nil {
 		return mockFail("%v", err)
 	}
-	if st.label == "" {
-		st.label = rec.Label
-		if capture.ValidateLabel(st.label) != nil {
-			st.label = "mock"
+	if st.Label == "" {
+		st.Label = rec.Label
+		if capture.ValidateLabel(st.Label) != nil {
+			st.Label = "mock"
 		}
 	}
-	if st.traceFile != "" && sameFile(st.traceFile, cmd.OutOrStdout()) {
-		return mockFail("--trace-file %s is the mock's own stdout, which carries its messages to the client; name another file", st.traceFile)
+	if st.TraceFile != "" && capturecli.SameFile(st.TraceFile, cmd.OutOrStdout()) {
+		return mockFail("--trace-file %s is the mock's own stdout, which carries its messages to the client; name another file", st.TraceFile)
 	}
 	notes := capture.NewNotices(cmd.ErrOrStderr())
 	defer notes.Close(capture.NoticeFlush)
@@ -171,14 +172,14 @@ func runMock(cmd *cobra.Command, args []string, o *mockOptions) error {
 // mockLogSettings reads the flags that say where the mock's logs go. The
 // mock records nothing unless asked: its sessions are a client's tests,
 // not captures of a server to keep in the state directory.
-func mockLogSettings(cmd *cobra.Command, o *mockOptions) (shimSettings, error) {
-	st := shimSettings{label: o.label, traceFile: o.traceFile, logDir: o.logDir, maxLogSize: capture.DefaultMaxLogSize}
+func mockLogSettings(cmd *cobra.Command, o *mockOptions) (capturecli.Settings, error) {
+	st := capturecli.Settings{Label: o.label, TraceFile: o.traceFile, LogDir: o.logDir, MaxLogSize: capture.DefaultMaxLogSize}
 	if cmd.Flags().Changed("label") {
 		if err := capture.ValidateLabel(o.label); err != nil {
 			return st, err
 		}
 	}
-	if st.traceFile != "" && st.logDir != "" {
+	if st.TraceFile != "" && st.LogDir != "" {
 		return st, errors.New("--trace-file and --log-dir both say where the log goes; give one")
 	}
 	if cmd.Flags().Changed("log-dir") && o.logDir == "" {
@@ -189,24 +190,24 @@ func mockLogSettings(cmd *cobra.Command, o *mockOptions) (shimSettings, error) {
 		if err != nil {
 			return st, fmt.Errorf("--max-log-size: %v", err)
 		}
-		st.maxLogSize = n
+		st.MaxLogSize = n
 	}
-	st.noTrace = st.traceFile == "" && st.logDir == ""
+	st.NoTrace = st.TraceFile == "" && st.LogDir == ""
 	return st, nil
 }
 
 // openMockLog opens the log of one mock session; nil when none was asked
 // for, or it cannot be opened (the session goes on without it).
-func openMockLog(st shimSettings, meta capture.SessionMeta, notes *capture.Notices) *capture.LogWriter {
-	if st.noTrace {
+func openMockLog(st capturecli.Settings, meta capture.SessionMeta, notes *capture.Notices) *capture.LogWriter {
+	if st.NoTrace {
 		return nil
 	}
-	f, path, sid := openLog(st, notes, "mcpsnoop mock")
+	f, path, sid := capturecli.OpenLog(st, notes, "mcpsnoop mock")
 	if f == nil {
 		return nil
 	}
 	fmt.Fprintf(notes, "mcpsnoop mock: recording to %s (session %s)\n", path, sid)
-	return mock.NewLog(f, capture.LogOptions{SessionID: sid, Label: st.label, Path: path, Warn: notes, MaxSize: st.maxLogSize}, meta)
+	return mock.NewLog(f, capture.LogOptions{SessionID: sid, Label: st.Label, Path: path, Warn: notes, MaxSize: st.MaxLogSize}, meta)
 }
 
 // serveMockStdio answers one client on standard input and output.

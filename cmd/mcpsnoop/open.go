@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"io"
 	"os"
 	"slices"
@@ -22,7 +23,7 @@ func init() { registerCommand(newOpenCmd) }
 type openOptions struct {
 	run    string
 	filter string
-	redact redactFlags
+	redact capturecli.RedactFlags
 	replay replayFlags
 }
 
@@ -66,7 +67,7 @@ that cannot be written (a full disk, a closed pipe).`,
 	f := cmd.Flags()
 	f.StringVar(&o.run, "run", "", "open every session of one agent run (a run id, or latest)")
 	f.StringVar(&o.filter, "filter", "", "start with this filter (the / tokens, e.g. 'tool:search status:error'); without a terminal, print only the frames it selects")
-	o.redact.register(f)
+	o.redact.Register(f)
 	o.replay.register(f)
 	return cmd
 }
@@ -77,7 +78,7 @@ func openFail(format string, args ...any) error {
 
 func runOpen(cmd *cobra.Command, args []string, o openOptions) error {
 	lowerGCTarget()
-	red, err := o.redact.redactor()
+	red, err := o.redact.Redactor()
 	if err != nil {
 		return openFail("%v", err)
 	}

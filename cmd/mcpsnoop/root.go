@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"io"
 	"os/exec"
 	"runtime/debug"
@@ -65,7 +66,7 @@ authentication: keep it on 127.0.0.1 unless something guards it).`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
-	setUpShim(root)
+	capturecli.SetUpShim(root, "mcpsnoop")
 	setUpLive(root)
 	root.Example = `  mcpsnoop                                 # the live view: every session as it is recorded
   mcpsnoop -- node build/index.js          # run a server through the shim (in your MCP config)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"io"
 	"math"
 	"net/http"
@@ -40,7 +41,7 @@ type verifyOptions struct {
 	sarifPath    string
 	replayLog    string
 	update       bool
-	redact       redactFlags
+	redact       capturecli.RedactFlags
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -127,7 +128,7 @@ start or was not confirmed, --update refused; nothing on stdout).`,
 	f.StringVar(&o.sarifPath, "sarif", "", "also write a SARIF report to this file (results on the recording's lines)")
 	f.StringVar(&o.replayLog, "replay-log", "", "append the replay's session log here (default <state>/replays/<session-id>.jsonl)")
 	f.BoolVar(&o.update, "update", false, "accept the new build's answers into the recording (calls not replayed stay as recorded); refused when the replay stopped or a call got no answer; exits 0 once written")
-	o.redact.register(f)
+	o.redact.Register(f)
 	return cmd
 }
 
@@ -186,7 +187,7 @@ func verify(cmd *cobra.Command, args []string, o verifyOptions) error {
 		return fmt.Errorf("cannot find the mcpsnoop executable to run the server through: %v", err)
 	}
 	stderr := cmd.ErrOrStderr()
-	target := replay.Target{Command: command, Shim: shim, ShimArgs: o.redact.args(), URL: o.replay.target, Header: setup.header,
+	target := replay.Target{Command: command, Shim: shim, ShimArgs: o.redact.Args(), URL: o.replay.target, Header: setup.header,
 		Redactor: setup.red, Log: logPath, LogInState: o.replayLog == "", Stderr: stderr}
 	where, err := replay.Describe(rec, target)
 	if err != nil {
@@ -258,7 +259,7 @@ func (o verifyOptions) setUp(command []string) (verifySetup, error) {
 	if err != nil {
 		return st, err
 	}
-	red, err := o.redact.redactor()
+	red, err := o.redact.Redactor()
 	if err != nil {
 		return st, err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/mcpsnoop/mcpsnoop/capture"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 func TestViewerExporter(t *testing.T) {
 	log, _ := filepath.Abs("../../fixtures/store-example.jsonl")
 	dir := filepath.Join(t.TempDir(), "state", "exports")
-	red, err := (&redactFlags{keys: []string{"arguments"}}).redactor()
+	red, err := capture.NewRedactor(capture.RedactOptions{Keys: []string{"arguments"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"net/http"
 	"strconv"
 
@@ -18,7 +19,7 @@ import (
 // again from its log, and the one call is replayed after the recorded
 // handshake, through the shim (stdio) or the HTTP proxy (--replay-target),
 // into <state>/replays/<session-id>.jsonl.
-func viewerReplayer(flags replayFlags, header http.Header, red *capture.Redactor, redact redactFlags) viewer.ReplayFunc {
+func viewerReplayer(flags replayFlags, header http.Header, red *capture.Redactor, redact capturecli.RedactFlags) viewer.ReplayFunc {
 	return func(req viewer.ReplayRequest) (*viewer.ReplayJob, error) {
 		rec, err := replay.Load(capture.Input{Path: req.Path, Name: req.Path}, nil, req.SessionID)
 		if err != nil {
@@ -51,7 +52,7 @@ func viewerReplayer(flags replayFlags, header http.Header, red *capture.Redactor
 		if err != nil {
 			return nil, err
 		}
-		target := replay.Target{Shim: shim, ShimArgs: redact.args(), URL: flags.target, Header: header, Redactor: red, Log: log, LogInState: true}
+		target := replay.Target{Shim: shim, ShimArgs: redact.Args(), URL: flags.target, Header: header, Redactor: red, Log: log, LogInState: true}
 		where, err := replay.Describe(rec, target)
 		if err != nil {
 			return nil, err

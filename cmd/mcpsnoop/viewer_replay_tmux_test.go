@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,7 +86,7 @@ func TestViewerReplayerRefuses(t *testing.T) {
 	if err := os.WriteFile(httpLog, []byte(`{"session_id":"h","server_label":"h","seq":1,"ts":"2026-01-01T00:00:00Z","direction":"c2s","transport":"http","raw":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fn := viewerReplayer(replayFlags{timeout: 1}, nil, nil, redactFlags{})
+	fn := viewerReplayer(replayFlags{timeout: 1}, nil, nil, capturecli.RedactFlags{})
 	if _, err := fn(viewer.ReplayRequest{SessionID: "h", Path: httpLog, Seq: 1, Line: 1}); err == nil || !strings.Contains(err.Error(), "--replay-target URL") {
 		t.Errorf("HTTP session: %v", err)
 	}

@@ -5,6 +5,9 @@
 package formattest
 
 import (
+	// The exports under test check their logs, as the mcpsnoop binary does.
+	_ "github.com/mcpsnoop/mcpsnoop/checker/wire/schemacheck"
+
 	"bytes"
 	"flag"
 	"fmt"

@@ -1,6 +1,8 @@
-package wire
+package schemacheck
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+
 	"encoding/json"
 	"testing"
 )
@@ -17,10 +19,10 @@ func FuzzValidate(f *testing.F) {
 		if !json.Valid(raw) || len(raw) == 0 || raw[0] != '{' {
 			return
 		}
-		for _, rev := range Revisions {
-			for _, kind := range []Kind{Request, Notification, Result, Error} {
-				for _, sender := range []Sender{Client, Server} {
-					f, err := Validate(Message{Revision: rev, Kind: kind, Sender: sender, Method: method, Raw: raw, Redacted: true, TaskAugmented: kind == Result})
+		for _, rev := range wire.Revisions {
+			for _, kind := range []wire.Kind{wire.Request, wire.Notification, wire.Result, wire.Error} {
+				for _, sender := range []wire.Sender{wire.Client, wire.Server} {
+					f, err := Validate(wire.Message{Revision: rev, Kind: kind, Sender: sender, Method: method, Raw: raw, Redacted: true, TaskAugmented: kind == wire.Result})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -28,7 +30,7 @@ func FuzzValidate(f *testing.F) {
 						t.Fatalf("empty finding %+v", f)
 					}
 					// The shape cache answers as a full validation would.
-					m := Message{Revision: rev, Kind: kind, Sender: sender, Method: method, Raw: raw, TaskAugmented: kind == Result}
+					m := wire.Message{Revision: rev, Kind: kind, Sender: sender, Method: method, Raw: raw, TaskAugmented: kind == wire.Result}
 					for range 2 { // the second time the shape is known
 						cached, _ := Validate(m)
 						if text(cached) != uncached(t, m) {
@@ -41,7 +43,7 @@ func FuzzValidate(f *testing.F) {
 	})
 }
 
-func text(f *Finding) string {
+func text(f *wire.Finding) string {
 	if f == nil {
 		return ""
 	}

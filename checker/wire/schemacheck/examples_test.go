@@ -1,6 +1,8 @@
-package wire
+package schemacheck
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -16,14 +18,14 @@ const examplesDir = "testdata/examples-2026-07-28"
 
 // validateAs checks raw against one definition of a revision, through the
 // same decoder and issue wording as Validate.
-func validateAs(t *testing.T, rev, def string, raw []byte) []Issue {
+func validateAs(t *testing.T, rev, def string, raw []byte) []wire.Issue {
 	t.Helper()
 	r := revisions[rev]
 	if err := r.load(); err != nil {
 		t.Fatal(err)
 	}
 	d := decoder{b: raw}
-	v := validation{r: r, m: &Message{Revision: rev}}
+	v := validation{r: r, m: &wire.Message{Revision: rev}}
 	if err := v.check(def, "", d.message("", "")); err != nil {
 		t.Fatalf("%s %s: %v", rev, def, err)
 	}
@@ -163,7 +165,7 @@ func wrongType(r *revision, def map[string]any, inst map[string]any) (string, an
 	return "", nil
 }
 
-func hasIssue(issues []Issue, ptr, keyword, text string) bool {
+func hasIssue(issues []wire.Issue, ptr, keyword, text string) bool {
 	for _, is := range issues {
 		if is.Pointer == ptr && (keyword == "" || is.Keyword == keyword) && strings.Contains(is.Message, text) {
 			return true

@@ -1,6 +1,8 @@
-package wire
+package schemacheck
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -19,8 +21,8 @@ func TestSchemaFilesUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := regexp.MustCompile("(?m)^\\| (\\S+\\.json) \\| `([0-9a-f]{64})` \\|$").FindAllStringSubmatch(string(readme), -1)
-	if len(rows) != len(Revisions) {
-		t.Fatalf("README lists %d digests, want %d", len(rows), len(Revisions))
+	if len(rows) != len(wire.Revisions) {
+		t.Fatalf("README lists %d digests, want %d", len(rows), len(wire.Revisions))
 	}
 	for _, row := range rows {
 		data, err := schemaFS.ReadFile("schemas/" + row[1])
@@ -37,7 +39,7 @@ func TestSchemaFilesUnchanged(t *testing.T) {
 // Every definition of every revision compiles, and each revision knows who
 // sends its methods.
 func TestEveryDefinitionCompiles(t *testing.T) {
-	for _, rev := range Revisions {
+	for _, rev := range wire.Revisions {
 		r := revisions[rev]
 		if err := r.load(); err != nil {
 			t.Fatal(err)
@@ -70,7 +72,7 @@ func TestEveryDefinitionCompiles(t *testing.T) {
 // or enum can match) can change no verdict: no schema constrains a
 // string's content otherwise, and every const and enum is a short scalar.
 func TestSchemasConstrainNoStringContent(t *testing.T) {
-	for _, rev := range Revisions {
+	for _, rev := range wire.Revisions {
 		r := revisions[rev]
 		if err := r.load(); err != nil {
 			t.Fatal(err)
@@ -128,56 +130,56 @@ func checkConstant(t *testing.T, at string, v any) {
 func TestValidate(t *testing.T) {
 	tests := []struct {
 		name string
-		msg  Message
+		msg  wire.Message
 		want string // Finding.Text(), "" for none
 	}{
 		{"a conforming 2024-11-05 result",
-			Message{Revision: "2024-11-05", Kind: Result, Sender: Server, Method: "tools/list", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`)},
+			wire.Message{Revision: "2024-11-05", Kind: wire.Result, Sender: wire.Server, Method: "tools/list", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`)},
 			""},
 		{"the result of the request it answers",
-			Message{Revision: "2025-11-25", Kind: Result, Sender: Server, Method: "tools/list", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"}},{"name":"c","inputSchema":{"type":"object"}},{"inputSchema":{"type":"object"}}]}}`)},
+			wire.Message{Revision: "2025-11-25", Kind: wire.Result, Sender: wire.Server, Method: "tools/list", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"}},{"name":"c","inputSchema":{"type":"object"}},{"inputSchema":{"type":"object"}}]}}`)},
 			`wire: tools/list result: /tools/3: missing property "name" (2025-11-25 ListToolsResult)`},
 		{"the envelope too, where the definition lacks it",
-			Message{Revision: "2025-03-26", Kind: Request, Sender: Client, Method: "tools/call", Raw: []byte(`{"jsonrpc":"1.0","id":null,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":true}}}`)},
+			wire.Message{Revision: "2025-03-26", Kind: wire.Request, Sender: wire.Client, Method: "tools/call", Raw: []byte(`{"jsonrpc":"1.0","id":null,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":true}}}`)},
 			`wire: tools/call request: /id: is null, want integer or string; /jsonrpc: is "1.0", want "2.0"; /params/_meta/progressToken: is boolean, want integer or string (2025-03-26 JSONRPCRequest)`},
 		{"tools/call arguments are an object, whatever they hold",
-			Message{Revision: "2025-06-18", Kind: Request, Sender: Client, Method: "tools/call", Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,{"b":null}],"c":"` + strings.Repeat("x", 1000) + `"}}}`)},
+			wire.Message{Revision: "2025-06-18", Kind: wire.Request, Sender: wire.Client, Method: "tools/call", Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,{"b":null}],"c":"` + strings.Repeat("x", 1000) + `"}}}`)},
 			""},
 		{"structuredContent must be an object in 2025-06-18",
-			Message{Revision: "2025-06-18", Kind: Result, Sender: Server, Method: "tools/call", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":[1,2]}}`)},
+			wire.Message{Revision: "2025-06-18", Kind: wire.Result, Sender: wire.Server, Method: "tools/call", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":[1,2]}}`)},
 			`wire: tools/call result: /structuredContent: is array, want object (2025-06-18 CallToolResult)`},
 		{"and anything in 2026-07-28",
-			Message{Revision: "2026-07-28", Kind: Result, Sender: Server, Method: "tools/call", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":[1,2]}}`)},
+			wire.Message{Revision: "2026-07-28", Kind: wire.Result, Sender: wire.Server, Method: "tools/call", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":[1,2]}}`)},
 			""},
 		{"a long string keeps its type",
-			Message{Revision: "2025-11-25", Kind: Result, Sender: Server, Method: "tools/call", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat(`a\"b`, 300) + `"},{"type":"text","text":` + strings.Repeat("1", 300) + `}]}}`)},
+			wire.Message{Revision: "2025-11-25", Kind: wire.Result, Sender: wire.Server, Method: "tools/call", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat(`a\"b`, 300) + `"},{"type":"text","text":` + strings.Repeat("1", 300) + `}]}}`)},
 			`wire: tools/call result: /content/1/text: is number, want string (2025-11-25 CallToolResult)`},
 		{"an input_required result where the method allows one",
-			Message{Revision: "2026-07-28", Kind: Result, Sender: Server, Method: "tools/call", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s"}}`)},
+			wire.Message{Revision: "2026-07-28", Kind: wire.Result, Sender: wire.Server, Method: "tools/call", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s"}}`)},
 			""},
 		{"and where it does not",
-			Message{Revision: "2026-07-28", Kind: Result, Sender: Server, Method: "tools/list", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s"}}`)},
+			wire.Message{Revision: "2026-07-28", Kind: wire.Result, Sender: wire.Server, Method: "tools/list", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s"}}`)},
 			`wire: tools/list result: missing properties "cacheScope", "tools", "ttlMs" (2026-07-28 ListToolsResult)`},
 		{"an extension's result type is a generic result",
-			Message{Revision: "2026-07-28", Kind: Result, Sender: Server, Method: "tools/call", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t"}}`)},
+			wire.Message{Revision: "2026-07-28", Kind: wire.Result, Sender: wire.Server, Method: "tools/call", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t"}}`)},
 			""},
 		{"an unknown method: its envelope only",
-			Message{Revision: "2025-11-25", Kind: Request, Sender: Client, Method: "vendor/thing", Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"vendor/thing","params":[1]}`)},
+			wire.Message{Revision: "2025-11-25", Kind: wire.Request, Sender: wire.Client, Method: "vendor/thing", Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"vendor/thing","params":[1]}`)},
 			`wire: vendor/thing request: /params: is array, want object (2025-11-25 JSONRPCRequest)`},
 		{"a response that answers nothing known",
-			Message{Revision: "2025-11-25", Kind: Result, Sender: Server, Raw: []byte(`{"jsonrpc":"2.0","id":1}`)},
+			wire.Message{Revision: "2025-11-25", Kind: wire.Result, Sender: wire.Server, Raw: []byte(`{"jsonrpc":"2.0","id":1}`)},
 			`wire: result: missing property "result" (2025-11-25 JSONRPCResultResponse)`},
 		{"a notification's params",
-			Message{Revision: "2026-07-28", Kind: Notification, Sender: Server, Method: "notifications/progress", Raw: []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":"half"}}`)},
+			wire.Message{Revision: "2026-07-28", Kind: wire.Notification, Sender: wire.Server, Method: "notifications/progress", Raw: []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":"half"}}`)},
 			`wire: notifications/progress notification: /params/progress: is string, want number (2026-07-28 ProgressNotification)`},
 		{"numbers in range",
-			Message{Revision: "2025-06-18", Kind: Request, Sender: Server, Method: "sampling/createMessage", Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":10,"modelPreferences":{"speedPriority":1.5}}}`)},
+			wire.Message{Revision: "2025-06-18", Kind: wire.Request, Sender: wire.Server, Method: "sampling/createMessage", Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":10,"modelPreferences":{"speedPriority":1.5}}}`)},
 			`wire: sampling/createMessage request: /params/modelPreferences/speedPriority: is 1.5, want at most 1 (2025-06-18 CreateMessageRequest)`},
 		{"a redacted value is not judged",
-			Message{Revision: "2025-06-18", Kind: Result, Sender: Server, Method: "initialize", Redacted: true, Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":"[REDACTED]","serverInfo":{"name":"s","version":"1"}}}`)},
+			wire.Message{Revision: "2025-06-18", Kind: wire.Result, Sender: wire.Server, Method: "initialize", Redacted: true, Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":"[REDACTED]","serverInfo":{"name":"s","version":"1"}}}`)},
 			""},
 		{"more problems than a finding lists",
-			Message{Revision: "2025-11-25", Kind: Result, Sender: Server, Method: "tools/list", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{},{},{},{},{}]}}`)},
+			wire.Message{Revision: "2025-11-25", Kind: wire.Result, Sender: wire.Server, Method: "tools/list", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{},{},{},{},{}]}}`)},
 			`wire: tools/list result: /tools/0: missing properties "inputSchema", "name"; /tools/1: missing properties "inputSchema", "name"; /tools/2: missing properties "inputSchema", "name"; and 2 more (2025-11-25 ListToolsResult)`},
 	}
 	for _, tt := range tests {
@@ -193,7 +195,7 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
 		}
 	}
-	if _, err := Validate(Message{Revision: "2024-10-07", Raw: []byte(`{}`)}); !errors.Is(err, ErrUnknownRevision) {
+	if _, err := Validate(wire.Message{Revision: "2024-10-07", Raw: []byte(`{}`)}); !errors.Is(err, wire.ErrUnknownRevision) {
 		t.Errorf("unknown revision: %v", err)
 	}
 }

@@ -1,10 +1,11 @@
-package main
+package capturecli
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/internal/shellquote"
 	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	"github.com/mcpsnoop/mcpsnoop/otlpsink"
 )
@@ -14,7 +15,7 @@ import (
 // file is not trusted and sets something only a trusted file may, the
 // notice that says what was ignored and how to trust it ("" otherwise),
 // for the capture to print once.
-func loadProjectConfig(who string) (*capture.Config, string, error) {
+func LoadProjectConfig(who string) (*capture.Config, string, error) {
 	p, err := capture.LoadProjectConfig(".")
 	if err != nil || p == nil {
 		return nil, "", err
@@ -55,6 +56,6 @@ func untrustedNotice(who string, p *capture.ProjectConfig, ignored []capture.Ign
 	if p.TrustErr != nil {
 		fmt.Fprintf(&b, "%s: (the record of trusted configs could not be used: %v)\n", who, p.TrustErr)
 	}
-	fmt.Fprintf(&b, "%s: if you trust it, review it and run: mcpsnoop trust %s\n", who, shellWord(p.Dir))
+	fmt.Fprintf(&b, "%s: if you trust it, review it and run: mcpsnoop trust %s\n", who, shellquote.Word(p.Dir))
 	return termsafe.Clean(b.String(), true)
 }

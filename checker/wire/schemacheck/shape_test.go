@@ -1,6 +1,8 @@
-package wire
+package schemacheck
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+
 	"bufio"
 	"encoding/json"
 	"os"
@@ -12,14 +14,14 @@ import (
 // corpus is every JSON-RPC message of the captures under fixtures/, as
 // the kind, sender and method the engine would hand Validate (a response
 // as the answer to each of a few methods).
-func corpus(t *testing.T) []Message {
+func corpus(t *testing.T) []wire.Message {
 	t.Helper()
 	var logs []string
 	for _, p := range []string{"*.jsonl", "*/*.jsonl"} {
-		more, _ := filepath.Glob(filepath.Join("..", "..", "fixtures", p))
+		more, _ := filepath.Glob(filepath.Join("..", "..", "..", "fixtures", p))
 		logs = append(logs, more...)
 	}
-	var out []Message
+	var out []wire.Message
 	for _, log := range logs {
 		f, err := os.Open(log)
 		if err != nil {
@@ -41,21 +43,21 @@ func corpus(t *testing.T) []Message {
 				Error  json.RawMessage `json:"error"`
 			}
 			json.Unmarshal(env.Raw, &head)
-			m := Message{Raw: env.Raw, Sender: Client, Method: head.Method}
+			m := wire.Message{Raw: env.Raw, Sender: wire.Client, Method: head.Method}
 			if env.Direction == "s2c" {
-				m.Sender = Server
+				m.Sender = wire.Server
 			}
 			switch {
 			case head.Method != "" && head.ID != nil:
-				m.Kind = Request
+				m.Kind = wire.Request
 			case head.Method != "":
-				m.Kind = Notification
+				m.Kind = wire.Notification
 			case head.Error != nil:
-				m.Kind = Error
+				m.Kind = wire.Error
 			default:
-				m.Kind = Result
+				m.Kind = wire.Result
 			}
-			if m.Kind == Result || m.Kind == Error {
+			if m.Kind == wire.Result || m.Kind == wire.Error {
 				for _, method := range []string{"", "tools/call", "tools/list", "initialize", "elicitation/create"} {
 					m.Method = method
 					out = append(out, m)
@@ -73,7 +75,7 @@ func corpus(t *testing.T) []Message {
 }
 
 // uncached validates without the shape cache.
-func uncached(t *testing.T, m Message) string {
+func uncached(t *testing.T, m wire.Message) string {
 	t.Helper()
 	r := revisions[m.Revision]
 	if err := r.load(); err != nil {
@@ -99,7 +101,7 @@ func TestShapeLeavesOutOnlyWhatCannotMatter(t *testing.T) {
 	alternatives := []any{"", "text", "2.0", "input_required", strings.Repeat("é", 300)}
 	numbers := []any{0, -1, 1.5, 1e300}
 	checked := 0
-	for _, rev := range Revisions {
+	for _, rev := range wire.Revisions {
 		r := revisions[rev]
 		if err := r.load(); err != nil {
 			t.Fatal(err)
@@ -230,7 +232,7 @@ func TestShapesRepeat(t *testing.T) {
 // A faulty message is validated in full every time; a message of a shape
 // that validated is answered from the cache, and the cache stays bounded.
 func TestShapeCache(t *testing.T) {
-	bad := Message{Revision: "2025-11-25", Kind: Result, Sender: Server, Method: "tools/call",
+	bad := wire.Message{Revision: "2025-11-25", Kind: wire.Result, Sender: wire.Server, Method: "tools/call",
 		Raw: []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text"}]}}`)}
 	for i := range 3 {
 		if f, _ := Validate(bad); f == nil {
@@ -238,7 +240,7 @@ func TestShapeCache(t *testing.T) {
 		}
 	}
 	r := revisions["2025-11-25"]
-	good := Message{Revision: "2025-11-25", Kind: Result, Sender: Server, Method: "tools/call",
+	good := wire.Message{Revision: "2025-11-25", Kind: wire.Result, Sender: wire.Server, Method: "tools/call",
 		Raw: []byte(`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"first"}]}}`)}
 	key, ok := r.shape(&good, nil)
 	if !ok {
@@ -285,7 +287,7 @@ func TestShapeCacheKeepsTaskAugmentedApart(t *testing.T) {
 		for _, firstAugmented := range []bool{false, true} {
 			revisions[rev].shapes = shapeCache{} // a cache that remembers nothing yet
 			for _, augmented := range []bool{firstAugmented, !firstAugmented} {
-				m := Message{Revision: rev, Kind: Result, Sender: Server, Method: "tools/call", Raw: tc.raw, TaskAugmented: augmented}
+				m := wire.Message{Revision: rev, Kind: wire.Result, Sender: wire.Server, Method: "tools/call", Raw: tc.raw, TaskAugmented: augmented}
 				f, err := Validate(m)
 				if err != nil {
 					t.Fatal(err)

@@ -1,6 +1,8 @@
-package wire
+package schemacheck
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+
 	"sync"
 
 	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
@@ -177,7 +179,7 @@ type shaper struct {
 
 // shape returns the shape of msg's raw bytes, or false when it is too
 // long to remember.
-func (r *revision) shape(m *Message, buf []byte) ([]byte, bool) {
+func (r *revision) shape(m *wire.Message, buf []byte) ([]byte, bool) {
 	s := shaper{b: m.Raw, out: buf[:0], strKeys: r.strKeys, anyStr: r.anyStr, numKeys: r.numKeys, anyNum: r.anyNum}
 	s.out = append(s.out, byte('0'+m.Kind), byte('0'+m.Sender))
 	if m.TaskAugmented {
@@ -190,7 +192,7 @@ func (r *revision) shape(m *Message, buf []byte) ([]byte, bool) {
 		return nil, false
 	}
 	paramsSkip := ""
-	if m.Kind == Request && m.Method == "tools/call" {
+	if m.Kind == wire.Request && m.Method == "tools/call" {
 		paramsSkip = "arguments"
 	}
 	s.out = append(s.out, '{')

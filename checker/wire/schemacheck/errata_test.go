@@ -1,6 +1,8 @@
-package wire
+package schemacheck
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+
 	"strings"
 	"testing"
 )
@@ -28,11 +30,11 @@ func TestErrataApply(t *testing.T) {
 func TestElicitAnswersTakeNumbers(t *testing.T) {
 	answer := `{"action":"accept","content":{"age":95.5,"name":"x","ok":true}}`
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
-	messages := []Message{
-		{Revision: "2025-06-18", Kind: Result, Sender: Client, Method: "elicitation/create", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":` + answer + `}`)},
-		{Revision: "2025-11-25", Kind: Result, Sender: Client, Method: "elicitation/create", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":` + answer + `}`)},
+	messages := []wire.Message{
+		{Revision: "2025-06-18", Kind: wire.Result, Sender: wire.Client, Method: "elicitation/create", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":` + answer + `}`)},
+		{Revision: "2025-11-25", Kind: wire.Result, Sender: wire.Client, Method: "elicitation/create", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":` + answer + `}`)},
 		// 2026-07-28 has no server requests: the answer rides the retry.
-		{Revision: "2026-07-28", Kind: Request, Sender: Client, Method: "tools/call",
+		{Revision: "2026-07-28", Kind: wire.Request, Sender: wire.Client, Method: "tools/call",
 			Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{},"inputResponses":{"k":` + answer + `},` + meta + `}}`)},
 	}
 	for _, m := range messages {

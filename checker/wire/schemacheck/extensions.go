@@ -1,4 +1,4 @@
-package wire
+package schemacheck
 
 // Messages an extension defines: the core schema types only their envelope
 // (a method of no union), so the extension's own schema, embedded from
@@ -8,10 +8,11 @@ package wire
 // sources.
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+
 	"bytes"
 	_ "embed"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -19,13 +20,6 @@ import (
 
 //go:embed extschemas/events.json
 var eventsSchema []byte
-
-// EventsDefinitionPrefix starts the name of a definition of the Events
-// extension's schema in a finding.
-const EventsDefinitionPrefix = "events."
-
-// eventsURL is where the Events extension is specified.
-const eventsURL = "https://modelcontextprotocol.io/extensions/events/overview"
 
 const eventsSchemaURL = "mcpsnoop:extschemas/events.json"
 
@@ -46,18 +40,18 @@ var (
 
 // extDefinition is the Events definition a message is held to, "" for a
 // message the extension does not define.
-func extDefinition(m *Message) string {
+func extDefinition(m *wire.Message) string {
 	switch m.Kind {
-	case Request:
-		if m.Sender == Client {
+	case wire.Request:
+		if m.Sender == wire.Client {
 			return eventsRequests[m.Method]
 		}
-	case Result:
-		if m.Sender == Server {
+	case wire.Result:
+		if m.Sender == wire.Server {
 			return eventsResults[m.Method]
 		}
-	case Notification:
-		if m.Sender == Server {
+	case wire.Notification:
+		if m.Sender == wire.Server {
 			return eventsNotifications[m.Method]
 		}
 	}
@@ -107,17 +101,9 @@ func (v *validation) extensionCheck() error {
 		return err
 	}
 	inst, base := v.msg, ""
-	if v.m.Kind == Result {
+	if v.m.Kind == wire.Result {
 		obj, _ := v.msg.(map[string]any)
 		inst, base = obj["result"], "/result"
 	}
-	return v.record(s.Validate(inst), base, inst, EventsDefinitionPrefix+def)
-}
-
-// eventsSpecURL is the spec link of an Events definition.
-func eventsSpecURL(definition string) (string, bool) {
-	if !strings.HasPrefix(definition, EventsDefinitionPrefix) {
-		return "", false
-	}
-	return eventsURL, true
+	return v.record(s.Validate(inst), base, inst, wire.EventsDefinitionPrefix+def)
 }

@@ -1,6 +1,8 @@
-package wire
+package schemacheck
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -28,19 +30,19 @@ func toolsList(n int) []byte {
 // Validation collects at most MaxCollected issues and then says it
 // stopped; the finding lists MaxIssues of them and counts the rest.
 func TestValidationStopsAfterMaxCollectedIssues(t *testing.T) {
-	f, err := Validate(Message{Revision: "2025-06-18", Kind: Result, Sender: Server, Method: "tools/list", Raw: toolsList(150)})
+	f, err := Validate(wire.Message{Revision: "2025-06-18", Kind: wire.Result, Sender: wire.Server, Method: "tools/list", Raw: toolsList(150)})
 	if err != nil || f == nil {
 		t.Fatalf("%v %v", f, err)
 	}
-	if len(f.Issues) != MaxIssues || f.Omitted != MaxCollected-MaxIssues || f.Stopped != "after 100 issues" {
+	if len(f.Issues) != wire.MaxIssues || f.Omitted != wire.MaxCollected-wire.MaxIssues || f.Stopped != "after 100 issues" {
 		t.Errorf("issues %d omitted %d stopped %q", len(f.Issues), f.Omitted, f.Stopped)
 	}
 	if !strings.Contains(f.Text(), "; and 97 more; validation stopped after 100 issues (2025-06-18 ListToolsResult)") {
 		t.Errorf("text %q", f.Text())
 	}
 	// Fewer issues than that: no stop.
-	f, _ = Validate(Message{Revision: "2025-06-18", Kind: Result, Sender: Server, Method: "tools/list", Raw: toolsList(10)})
-	if f == nil || f.Stopped != "" || f.Omitted != 2*10-MaxIssues {
+	f, _ = Validate(wire.Message{Revision: "2025-06-18", Kind: wire.Result, Sender: wire.Server, Method: "tools/list", Raw: toolsList(10)})
+	if f == nil || f.Stopped != "" || f.Omitted != 2*10-wire.MaxIssues {
 		t.Errorf("10 tools: %+v", f)
 	}
 }
@@ -57,7 +59,7 @@ func TestValidationStopsPastMaxValues(t *testing.T) {
 	}
 	bad := strings.Replace(strings.Join(tools, ","), `{"name":"t7",`, `{"name":7,`, 1)
 	msg := []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[` + bad + `]}}`)
-	f, err := Validate(Message{Revision: "2025-06-18", Kind: Result, Sender: Server, Method: "tools/list", Raw: msg})
+	f, err := Validate(wire.Message{Revision: "2025-06-18", Kind: wire.Result, Sender: wire.Server, Method: "tools/list", Raw: msg})
 	if err != nil || f == nil {
 		t.Fatalf("%v %v", f, err)
 	}
@@ -65,8 +67,8 @@ func TestValidationStopsPastMaxValues(t *testing.T) {
 		t.Errorf("issues %+v stopped %q", f.Issues, f.Stopped)
 	}
 	good := []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[` + strings.Join(tools, ",") + `]}}`)
-	f, err = Validate(Message{Revision: "2025-06-18", Kind: Result, Sender: Server, Method: "tools/list", Raw: good})
-	if f != nil || !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), ": the rest of the message was not validated") {
+	f, err = Validate(wire.Message{Revision: "2025-06-18", Kind: wire.Result, Sender: wire.Server, Method: "tools/list", Raw: good})
+	if f != nil || !errors.Is(err, wire.ErrStopped) || !strings.Contains(err.Error(), ": the rest of the message was not validated") {
 		t.Errorf("%+v %v", f, err)
 	}
 }
@@ -112,8 +114,8 @@ func TestValidationVisitsAreBounded(t *testing.T) {
 		t.Errorf("%d schema-node visits", n)
 	}
 	t.Logf("%d values handed over, %d schema-node visits", d.values, n)
-	f, err := Validate(Message{Revision: rev, Kind: Result, Sender: Server, Method: "tools/list", Raw: raw})
-	if err != nil || f == nil || !strings.Contains(f.Stopped, "after 100000 values") || f.Omitted != MaxCollected-MaxIssues {
+	f, err := Validate(wire.Message{Revision: rev, Kind: wire.Result, Sender: wire.Server, Method: "tools/list", Raw: raw})
+	if err != nil || f == nil || !strings.Contains(f.Stopped, "after 100000 values") || f.Omitted != wire.MaxCollected-wire.MaxIssues {
 		t.Errorf("%+v %v", f, err)
 	}
 }
@@ -127,12 +129,12 @@ func TestFindingListsAtMostMaxIssues(t *testing.T) {
 	}{
 		{`{"name":"x"}`, 1, 0},
 		{`{"name":1}`, 2, 0},
-		{`{"name":1},{"name":"x"}`, MaxIssues, 0},
-		{`{"name":1},{"name":1}`, MaxIssues, 1},
-		{`{"name":1},{"name":1},{"name":"x"}`, MaxIssues, 2},
+		{`{"name":1},{"name":"x"}`, wire.MaxIssues, 0},
+		{`{"name":1},{"name":1}`, wire.MaxIssues, 1},
+		{`{"name":1},{"name":1},{"name":"x"}`, wire.MaxIssues, 2},
 	} {
 		raw := []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[` + tt.tools + `]}}`)
-		f, err := Validate(Message{Revision: "2025-06-18", Kind: Result, Sender: Server, Method: "tools/list", Raw: raw})
+		f, err := Validate(wire.Message{Revision: "2025-06-18", Kind: wire.Result, Sender: wire.Server, Method: "tools/list", Raw: raw})
 		if err != nil || f == nil {
 			t.Fatalf("%s: %v %v", tt.tools, f, err)
 		}

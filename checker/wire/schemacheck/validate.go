@@ -1,6 +1,8 @@
-package wire
+package schemacheck
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+
 	"errors"
 	"fmt"
 	"strconv"
@@ -10,106 +12,19 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// Kind is what a message is.
-type Kind uint8
-
-const (
-	Request Kind = iota
-	Notification
-	Result // a response carrying result, or one carrying neither result nor error
-	Error  // a response carrying error
-)
-
-// Sender is the side that sent a message.
-type Sender uint8
-
-const (
-	Client Sender = iota
-	Server
-)
-
-// Message is one JSON-RPC message to validate.
-type Message struct {
-	// Revision is the protocol revision the message is judged under.
-	Revision string
-	Kind     Kind
-	Sender   Sender
-	// Method is a request's or notification's method; for a response, the
-	// method of the request it answers ("" when that is not known).
-	Method string
-	// TaskAugmented marks the answer to a request that asked to run as a
-	// task (params.task, 2025-11-25): its result is a CreateTaskResult.
-	TaskAugmented bool
-	// Redacted says the capture's redaction rewrote the message: a value
-	// it replaced with "[REDACTED]" is not judged.
-	Redacted bool
-	// Raw is the message, one JSON object.
-	Raw []byte
-}
-
-// Finding says how a message breaks its revision's schema.
-type Finding struct {
-	Revision string `json:"revision"`
-	// Subject names the message: "tools/list result", "tools/call
-	// request", "notifications/progress notification", "error response".
-	Subject string `json:"subject"`
-	// Definition is the schema definition the first issue breaks.
-	Definition string `json:"definition"`
-	// Issues are the first MaxIssues problems, in instance order.
-	Issues []Issue `json:"issues"`
-	// Omitted counts the problems past those, of the MaxCollected at most
-	// that validation collects.
-	Omitted int `json:"omitted"`
-	// Stopped says why validation stopped before the end of the message,
-	// when it did: MaxCollected issues found, or the message past
-	// maxValues values ("" when it went through).
-	Stopped string `json:"stopped,omitempty"`
-}
-
-// Issue is one failing instance location.
-type Issue struct {
-	// Pointer is the JSON pointer of the failing value within the message
-	// ("" is the message itself).
-	Pointer string `json:"pointer"`
-	// Relative is the pointer within the value Definition describes: the
-	// result object for a result definition, the message otherwise.
-	Relative string `json:"-"`
-	// Keyword is the schema keyword that failed (required, type, const,
-	// anyOf, ...).
-	Keyword string `json:"keyword"`
-	// Message says what is wrong, in words.
-	Message string `json:"message"`
-	// Definition is the definition whose schema failed.
-	Definition string `json:"definition"`
-}
-
-// MaxIssues is how many problems one finding lists.
-const MaxIssues = 3
-
-// MaxCollected is how many problems validation collects in one message
-// before it stops: enough to count a few faults, and no list a message
-// that breaks its schema everywhere can make long.
-const MaxCollected = 100
-
-// ErrStopped is returned for a message whose validation stopped before its
-// end (it is larger than validation takes) without finding a problem in
-// what it covered: it is neither valid nor faulty as far as is known.
-var ErrStopped = errors.New("validation stopped")
-
-// ErrUnknownRevision is returned for a revision without a schema.
-var ErrUnknownRevision = errors.New("no schema for this protocol revision")
-
 // redactedValue is what the capture's redaction writes in place of a value.
 const redactedValue = "[REDACTED]"
 
+func init() { wire.Register(Validate) }
+
 // Validate checks m against its revision's schema. It returns nil when the
-// message conforms, ErrUnknownRevision when the revision has no schema,
-// and any other error only when an embedded schema cannot be compiled (a
-// defect of this package).
-func Validate(m Message) (*Finding, error) {
+// message conforms, wire.ErrUnknownRevision when the revision has no
+// schema, and any other error only when an embedded schema cannot be
+// compiled (a defect of this package).
+func Validate(m wire.Message) (*wire.Finding, error) {
 	r := revisions[m.Revision]
 	if r == nil {
-		return nil, ErrUnknownRevision
+		return nil, wire.ErrUnknownRevision
 	}
 	if err := r.load(); err != nil {
 		return nil, err
@@ -140,17 +55,17 @@ var shapeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return
 // validation is one message being checked.
 type validation struct {
 	r      *revision
-	m      *Message
+	m      *wire.Message
 	msg    any
 	noun   string // request, notification, result, error response
-	issues []Issue
+	issues []wire.Issue
 	cut    []string // pointers of containers the decoder left members of out
 }
 
-func (v *validation) run() (*Finding, error) {
+func (v *validation) run() (*wire.Finding, error) {
 	m, r := v.m, v.r
 	paramsSkip, resultSkip := "", "structuredContent"
-	if m.Kind == Request && m.Method == "tools/call" {
+	if m.Kind == wire.Request && m.Method == "tools/call" {
 		paramsSkip = "arguments"
 	}
 	d := decoder{b: m.Raw}
@@ -159,11 +74,11 @@ func (v *validation) run() (*Finding, error) {
 
 	var err error
 	switch m.Kind {
-	case Request, Notification:
+	case wire.Request, wire.Notification:
 		err = v.methodMessage()
-	case Result:
+	case wire.Result:
 		err = v.result()
-	case Error:
+	case wire.Error:
 		v.noun = "error response"
 		err = v.check(r.envError, "", v.msg)
 	}
@@ -176,14 +91,14 @@ func (v *validation) run() (*Finding, error) {
 	stopped := v.limit()
 	if len(v.issues) == 0 {
 		if stopped != "" {
-			return nil, fmt.Errorf("%w %s", ErrStopped, stopped)
+			return nil, fmt.Errorf("%w %s", wire.ErrStopped, stopped)
 		}
 		return nil, nil
 	}
-	f := &Finding{Revision: m.Revision, Subject: subject(m.Method, v.noun), Definition: v.issues[0].Definition, Stopped: stopped}
-	if len(v.issues) > MaxIssues {
-		f.Omitted = len(v.issues) - MaxIssues
-		v.issues = v.issues[:MaxIssues]
+	f := &wire.Finding{Revision: m.Revision, Subject: subject(m.Method, v.noun), Definition: v.issues[0].Definition, Stopped: stopped}
+	if len(v.issues) > wire.MaxIssues {
+		f.Omitted = len(v.issues) - wire.MaxIssues
+		v.issues = v.issues[:wire.MaxIssues]
 	}
 	f.Issues = v.issues
 	return f, nil
@@ -215,10 +130,10 @@ func (v *validation) limit() string {
 		}
 		stopped = "after " + strconv.Itoa(maxValues) + " values, at " + at + ": the rest of the message was not validated"
 	}
-	if len(v.issues) > MaxCollected {
-		v.issues = v.issues[:MaxCollected]
+	if len(v.issues) > wire.MaxCollected {
+		v.issues = v.issues[:wire.MaxCollected]
 		if stopped == "" {
-			stopped = "after " + strconv.Itoa(MaxCollected) + " issues"
+			stopped = "after " + strconv.Itoa(wire.MaxCollected) + " issues"
 		}
 	}
 	return stopped
@@ -230,11 +145,11 @@ func (v *validation) methodMessage() error {
 	m, r := v.m, v.r
 	env, noun := r.envRequest, "request"
 	own, other := r.clientRequests, r.serverRequests
-	if m.Kind == Notification {
+	if m.Kind == wire.Notification {
 		env, noun = r.envNotification, "notification"
 		own, other = r.clientNotifications, r.serverNotifications
 	}
-	if m.Sender == Server {
+	if m.Sender == wire.Server {
 		own, other = other, own
 	}
 	v.noun = noun
@@ -275,7 +190,7 @@ func (v *validation) methodMessage() error {
 func (v *validation) wrongSender(noun string) {
 	m := v.m
 	union, side := v.senderUnion(), "client"
-	if m.Sender == Server {
+	if m.Sender == wire.Server {
 		side = "server"
 	}
 	msg := "a " + side + " may not send " + m.Method + " as a " + noun + " in " + m.Revision
@@ -283,17 +198,17 @@ func (v *validation) wrongSender(noun string) {
 		msg = m.Revision + " defines no " + noun + " a " + side + " sends"
 		union = "JSONRPCMessage"
 	}
-	v.issues = append(v.issues, Issue{Pointer: "/method", Relative: "/method", Keyword: "anyOf", Message: msg, Definition: union})
+	v.issues = append(v.issues, wire.Issue{Pointer: "/method", Relative: "/method", Keyword: "anyOf", Message: msg, Definition: union})
 }
 
 // senderUnion names the union of the messages of the message's kind its
 // sender may send: ClientRequest, ServerNotification and so on.
 func (v *validation) senderUnion() string {
 	side, noun := "Client", "Request"
-	if v.m.Sender == Server {
+	if v.m.Sender == wire.Server {
 		side = "Server"
 	}
-	if v.m.Kind == Notification {
+	if v.m.Kind == wire.Notification {
 		noun = "Notification"
 	}
 	return side + noun
@@ -350,7 +265,7 @@ func (v *validation) resultDefinition(res any) string {
 		return "CreateTaskResult"
 	}
 	reqs := r.clientRequests
-	if m.Sender == Client { // a client's result answers a server's request
+	if m.Sender == wire.Client { // a client's result answers a server's request
 		reqs = r.serverRequests
 	}
 	if def := reqs[m.Method]; def != "" {
@@ -383,7 +298,7 @@ func (v *validation) record(verr error, base string, inst any, def string) error
 			continue
 		}
 		rel := pointer(is.tokens)
-		v.issues = append(v.issues, Issue{
+		v.issues = append(v.issues, wire.Issue{
 			Pointer: base + rel, Relative: rel, Keyword: is.keyword, Message: is.message, Definition: def,
 		})
 	}

@@ -1,6 +1,8 @@
-package wire
+package schemacheck
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+
 	"bytes"
 	"embed"
 	"fmt"
@@ -15,15 +17,6 @@ import (
 //
 //go:embed schemas/*.json
 var schemaFS embed.FS
-
-// Revisions are the protocol revisions with a schema, oldest first.
-var Revisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
-
-// Known reports whether rev is a revision this package has a schema for.
-func Known(rev string) bool {
-	_, ok := revisions[rev]
-	return ok
-}
 
 // schemaBase is the (never fetched) URL a revision's schema is known by
 // inside the compiler.
@@ -63,7 +56,7 @@ type revision struct {
 
 var revisions = func() map[string]*revision {
 	m := map[string]*revision{}
-	for _, r := range Revisions {
+	for _, r := range wire.Revisions {
 		m[r] = &revision{name: r}
 	}
 	return m

@@ -1,6 +1,8 @@
-package wire
+package schemacheck
 
 import (
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
+
 	"strings"
 	"testing"
 )
@@ -9,12 +11,18 @@ import (
 // schema (mcpsnoop's reading of SEP-3415) beside the envelope.
 func TestEventsExtension(t *testing.T) {
 	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-	request := func(method string) Message { return Message{Kind: Request, Sender: Client, Method: method} }
-	result := func(method string) Message { return Message{Kind: Result, Sender: Server, Method: method} }
-	notification := func(method string) Message { return Message{Kind: Notification, Sender: Server, Method: method} }
+	request := func(method string) wire.Message {
+		return wire.Message{Kind: wire.Request, Sender: wire.Client, Method: method}
+	}
+	result := func(method string) wire.Message {
+		return wire.Message{Kind: wire.Result, Sender: wire.Server, Method: method}
+	}
+	notification := func(method string) wire.Message {
+		return wire.Message{Kind: wire.Notification, Sender: wire.Server, Method: method}
+	}
 	tests := []struct {
 		name string
-		msg  Message
+		msg  wire.Message
 		raw  string
 		want string // Finding.Text(), "" for none
 	}{
@@ -49,8 +57,8 @@ func TestEventsExtension(t *testing.T) {
 			if got != tc.want {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
-			if f != nil && !strings.HasPrefix(SpecURL(f.Revision, f.Definition), eventsURL) {
-				t.Errorf("spec link %s, want the extension's page", SpecURL(f.Revision, f.Definition))
+			if f != nil && !strings.HasPrefix(wire.SpecURL(f.Revision, f.Definition), "https://modelcontextprotocol.io/extensions/events/") {
+				t.Errorf("spec link %s, want the extension's page", wire.SpecURL(f.Revision, f.Definition))
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package main
+package capturecli
 
 import (
 	"fmt"
@@ -8,21 +8,21 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// otlpFlags are --otlp-endpoint and --otlp-header, shared by the stdio
+// OTLPFlags are --otlp-endpoint and --otlp-header, shared by the stdio
 // shim and `mcpsnoop http`: stream each call that ends to a collector.
-type otlpFlags struct {
+type OTLPFlags struct {
 	endpoint string
 	headers  []string
 }
 
-func (o *otlpFlags) register(f *pflag.FlagSet) {
+func (o *OTLPFlags) Register(f *pflag.FlagSet) {
 	f.StringVar(&o.endpoint, "otlp-endpoint", "", "also stream each call that ends as a span to this OTLP/HTTP JSON traces URL, e.g. http://localhost:4318/v1/traces (best effort: never delays traffic)")
 	f.StringArrayVar(&o.headers, "otlp-header", nil, "header NAME=VALUE sent to the OTLP endpoint, for collector auth or tenants (repeatable; never logged)")
 }
 
 // open starts the sink the flags ask for: nil when no endpoint is given.
 // An error is a usage error naming the flag (never a header's value).
-func (o *otlpFlags) open(who string, stderr io.Writer) (*otlpsink.Sink, error) {
+func (o *OTLPFlags) Open(who string, stderr io.Writer) (*otlpsink.Sink, error) {
 	if o.endpoint == "" {
 		if len(o.headers) > 0 {
 			return nil, errString("--otlp-header needs --otlp-endpoint")
@@ -48,7 +48,7 @@ func (e errString) Error() string { return string(e) }
 // tapLog routes a log's file through the sink, so that the spans come
 // from exactly the redacted frames the log is given, whether or not the
 // file keeps them; out unchanged without a sink.
-func tapLog(sink *otlpsink.Sink, out io.WriteCloser) io.WriteCloser {
+func TapLog(sink *otlpsink.Sink, out io.WriteCloser) io.WriteCloser {
 	if sink == nil {
 		return out
 	}
@@ -58,7 +58,7 @@ func tapLog(sink *otlpsink.Sink, out io.WriteCloser) io.WriteCloser {
 // spanOnlyLog is what a capture with no log file (--no-trace, or a log
 // that could not be opened) writes to when it streams spans: the sink's
 // tap over nothing.
-func spanOnlyLog(sink *otlpsink.Sink) io.WriteCloser { return sink.Tap(nopCloser{io.Discard}) }
+func SpanOnlyLog(sink *otlpsink.Sink) io.WriteCloser { return sink.Tap(nopCloser{io.Discard}) }
 
 type nopCloser struct{ io.Writer }
 
@@ -66,7 +66,7 @@ func (nopCloser) Close() error { return nil }
 
 // closeSink flushes the sink (at most its flush time) and says on stderr
 // how many spans were lost, if any.
-func closeSink(sink *otlpsink.Sink, stderr io.Writer, who string) {
+func CloseSink(sink *otlpsink.Sink, stderr io.Writer, who string) {
 	if sink == nil {
 		return
 	}
