@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Footprint of one stdio shim beside the reference tool (issue #45): peak
+# Footprint of one stdio shim beside the reference tool (issue #45): the
+# shim clients run (mcpsnoop-shim, the binary `mcpsnoop wrap` writes into
+# their configs), the reference, and mcpsnoop itself running as the shim;
+# peak
 # RSS of the shim, of the helper processes it starts (our supervisor) and
 # their sum; start-up (spawn of the shim to the server's first instruction)
 # and time to the initialize response; CPU time of the whole tree. Each
@@ -14,8 +17,9 @@
 #                 package at that version (integrity checked against the
 #                 registry's); else the script says to set REF.
 #   REF_VERSION   default 0.22.0
-#   OURS=path     measure this mcpsnoop instead of building the clone's
+#   OURS=path     measure this mcpsnoop-shim instead of building the clone's
 #                 (built here as releases are: .goreleaser.yaml's flags)
+#   FULL=path     likewise for the mcpsnoop binary (the third column)
 #   BENCH_DIR     keep the work folder (binaries, results)
 # Linux only: the figures come from /proc. Needs Go; npm for the fallback.
 set -euo pipefail
@@ -29,14 +33,17 @@ work=${BENCH_DIR:-$(mktemp -d)}
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin"
 
-# Ours, as GoReleaser builds it (.goreleaser.yaml: env, flags, ldflags).
-ours=${OURS:-}
-if [ -z "$ours" ]; then
+# Ours, as GoReleaser builds them (.goreleaser.yaml: env, flags, ldflags).
+build() {
 	CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath \
 		-ldflags "-s -w -X main.version=bench -X main.commit=$(git rev-parse HEAD 2>/dev/null || echo none)" \
-		-o "$work/bin/mcpsnoop" ./cmd/mcpsnoop
-	ours=$work/bin/mcpsnoop
-fi
+		-o "$work/bin/$1" "./cmd/$1"
+	echo "$work/bin/$1"
+}
+ours=${OURS:-}
+[ -n "$ours" ] || ours=$(build mcpsnoop-shim)
+full=${FULL:-}
+[ -n "$full" ] || full=$(build mcpsnoop)
 go build -o "$work/bin/footprint" ./bench/footprint
 
 # The reference: REF, else its Go module, else its npm package.
@@ -54,4 +61,4 @@ if [ -z "$ref" ]; then
 		}
 	fi
 fi
-"$work/bin/footprint" "$@" ours="$ours" reference="$ref"
+"$work/bin/footprint" "$@" ours="$ours" reference="$ref" mcpsnoop="$full"

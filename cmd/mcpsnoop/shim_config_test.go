@@ -219,7 +219,7 @@ func testShimConfigOTLP(t *testing.T, bins shimBins) {
 // trust runs "mcpsnoop trust dir" with the state directory home.
 func trust(t *testing.T, bins shimBins, home, dir string) {
 	t.Helper()
-	cmd := exec.Command(bins.shim, "trust", dir)
+	cmd := exec.Command(bins.mcpsnoop, "trust", dir)
 	cmd.Env = append(os.Environ(), "MCPSNOOP_HOME="+home)
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "trusted ") {
 		t.Fatalf("mcpsnoop trust: %v\n%s", err, out)

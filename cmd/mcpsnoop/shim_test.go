@@ -48,19 +48,33 @@ func TestShim(t *testing.T) {
 	tests = append(tests, shimLogDirTests...)
 	tests = append(tests, shimLogDirEnvTests...)
 	tests = append(tests, shimTrustTests...)
-	t.Logf("the shim binary in front of the SDK test server: %d scenarios", len(tests))
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.fn(t, bins) })
+	// Both programs that run the shim run every scenario: mcpsnoop, and
+	// mcpsnoop-shim, the binary wrap writes into client configs.
+	own := bins
+	own.shim = testbin.Build(t, "../mcpsnoop-shim")
+	for _, b := range []struct {
+		name string
+		bins shimBins
+	}{{"mcpsnoop", bins}, {"mcpsnoop-shim", own}} {
+		t.Run(b.name, func(t *testing.T) {
+			t.Logf("%s in front of the SDK test server: %d scenarios", b.name, len(tests))
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) { tt.fn(t, b.bins) })
+			}
+		})
 	}
 }
 
+// shimBins are the programs the shim tests run: shim runs the shim
+// (mcpsnoop or mcpsnoop-shim), mcpsnoop its other commands.
 type shimBins struct {
-	shim, server, client string
+	shim, mcpsnoop, server, client string
 }
 
 func buildShimBinaries(t *testing.T) shimBins {
 	t.Helper()
-	return shimBins{shim: mcpsnoopBinary(t), server: testbin.Build(t, "./testdata/sdkserver"), client: testbin.Build(t, "./testdata/sdkclient")}
+	bin := mcpsnoopBinary(t)
+	return shimBins{shim: bin, mcpsnoop: bin, server: testbin.Build(t, "./testdata/sdkserver"), client: testbin.Build(t, "./testdata/sdkclient")}
 }
 
 // shimProc is a running shim driven over raw pipes.

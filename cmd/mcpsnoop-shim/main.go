@@ -1,0 +1,89 @@
+// Command mcpsnoop-shim is mcpsnoop's stdio shim on its own: the same
+// flags, the same log and the same behaviour as `mcpsnoop [flags] --
+// <server command>`, in a binary that links only what the shim runs. A
+// client starts one shim per server on every launch, so the shim's start-up
+// time and memory are paid many times over; `mcpsnoop wrap` writes this
+// binary into client configs when it is installed beside mcpsnoop.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...", as
+// mcpsnoop's is.
+var version = ""
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run executes the shim with args and returns the exit code: the server's,
+// or 2 for a usage error.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdin, stdout, stderr)
+	if args == nil {
+		args = []string{} // cobra would read os.Args for nil
+	}
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var cf *capturecli.Failure
+	if errors.As(err, &cf) {
+		if cf.Msg != "" {
+			fmt.Fprintln(stderr, cf.Msg)
+		}
+		return cf.Code
+	}
+	fmt.Fprintf(stderr, "mcpsnoop-shim: %v\n", err) // a flag error from cobra
+	return 2
+}
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mcpsnoop-shim",
+		Short: "mcpsnoop's stdio shim, on its own",
+		Long: `mcpsnoop-shim is mcpsnoop's stdio shim in a binary of its own: put it in
+front of your server's command in your client's MCP config. It starts the
+server, forwards every byte both ways unchanged, passes the server's stderr
+through, and logs each message to <state>/sessions/<label>-<pid>-<random>.jsonl,
+exactly as "mcpsnoop [flags] -- <server command>" does, with the same flags
+and the same .mcpsnoop.toml. It links nothing else, so it starts faster and
+holds less memory than mcpsnoop; "mcpsnoop wrap" writes it into client
+configs when it is installed beside mcpsnoop. Check, view and export its
+logs with mcpsnoop.`,
+		Example: `  mcpsnoop-shim -- node build/index.js
+  mcpsnoop-shim --label files --redact-secrets -- npx -y @modelcontextprotocol/server-filesystem .`,
+		Version:       appVersion(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetVersionTemplate("mcpsnoop-shim {{.Version}}\n")
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.CompletionOptions.DisableDefaultCmd = true
+	capturecli.SetUpShim(root, "mcpsnoop-shim")
+	return root
+}
+
+// appVersion is the build's version: the linker-set one, else the module
+// version `go install` recorded, else 0.0.0-dev.
+func appVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && len(bi.Main.Version) > 1 && bi.Main.Version[0] == 'v' {
+		return bi.Main.Version[1:]
+	}
+	return "0.0.0-dev"
+}
