@@ -211,12 +211,14 @@ func decodeEntry(name string, raw []byte) (*entry, error) {
 	return e, nil
 }
 
-// IsWrapped says whether command is mcpsnoop, judged by its base name
-// (mcpsnoop, or mcpsnoop.exe, in any case), whichever separator the path
-// uses. A copy installed under another name is not recognised.
+// IsWrapped says whether command is mcpsnoop or its shim's own binary,
+// judged by its base name (mcpsnoop or mcpsnoop-shim, with or without
+// .exe, in any case), whichever separator the path uses. A copy installed
+// under another name is not recognised.
 func IsWrapped(command string) bool {
-	base := command[strings.LastIndexAny(command, `/\`)+1:]
-	return strings.EqualFold(base, "mcpsnoop") || strings.EqualFold(base, "mcpsnoop.exe")
+	base := strings.ToLower(command[strings.LastIndexAny(command, `/\`)+1:])
+	base = strings.TrimSuffix(base, ".exe")
+	return base == "mcpsnoop" || base == "mcpsnoop-shim"
 }
 
 // NPMPackage is the npm package whose launcher runs mcpsnoop: an entry

@@ -190,6 +190,7 @@ func TestWrapErrors(t *testing.T) {
 func TestIsWrapped(t *testing.T) {
 	for cmd, want := range map[string]bool{
 		"mcpsnoop": true, "/usr/local/bin/mcpsnoop": true, `C:\Tools\McpSnoop.exe`: true, "./MCPSNOOP": true,
+		"/usr/local/bin/mcpsnoop-shim": true, `C:\Tools\mcpsnoop-shim.exe`: true, "mcpsnoop-shim.exe.bak": false, "mcpsnoop-shim2": false, ".exe": false,
 		"mcpsnoop-dev": false, "/opt/mcpsnoop/bin/node": false, "npx": false, "mcpsnoop.exe.bak": false,
 	} {
 		if IsWrapped(cmd) != want {

@@ -378,6 +378,19 @@ func (j *wrapJob) findCommand() error {
 		j.npx = args
 		fmt.Fprintf(j.out, "note: this mcpsnoop runs from npx's cache, which npm may clear, so the entries run %q instead of %s (npm i -g %s and wrap again for an installed path)\n",
 			strings.Join(j.npx, " "), binary, clientconfig.NPMPackage)
+		return nil
+	}
+	// Entries run the shim's own binary when it is installed alongside:
+	// it starts faster and holds less memory than mcpsnoop.
+	if !j.wrap {
+		return nil
+	}
+	shim, why := shimBeside(binary)
+	if why != "" {
+		fmt.Fprintf(j.cmd.ErrOrStderr(), "mcpsnoop wrap: warning: %s; the entries run %s instead\n", termsafe.Clean(why, false), binary)
+	}
+	if shim != "" {
+		j.binary = shim
 	}
 	return nil
 }
