@@ -145,16 +145,18 @@ func TestNPMPackages(t *testing.T) {
 			name := "mcpsnoop-" + os + "-" + cpu
 			optional[name] = in.Version
 			files, pkg := tarballFiles(t, in.Tarballs[name])
-			exe := "package/bin/mcpsnoop"
+			exes := []string{"package/bin/mcpsnoop", "package/bin/mcpsnoop-shim"}
 			if os == "win32" {
-				exe += ".exe"
+				exes = []string{"package/bin/mcpsnoop.exe", "package/bin/mcpsnoop-shim.exe"}
 			}
 			names := slices.Sorted(mapKeys(files))
-			if !slices.Equal(names, slices.Sorted(slices.Values([]string{exe, "package/README.md", "package/package.json"}))) {
+			if !slices.Equal(names, slices.Sorted(slices.Values(append([]string{"package/README.md", "package/package.json"}, exes...)))) {
 				t.Errorf("%s holds %v", name, names)
 			}
-			if files[exe]&0o111 == 0 {
-				t.Errorf("%s: %s is not executable (%v)", name, exe, files[exe])
+			for _, exe := range exes {
+				if files[exe]&0o111 == 0 {
+					t.Errorf("%s: %s is not executable (%v)", name, exe, files[exe])
+				}
 			}
 			want := map[string]any{"name": name, "version": in.Version, "os": []any{os}, "cpu": []any{cpu}, "files": []any{"bin/"}}
 			for k, v := range want {

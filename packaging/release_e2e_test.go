@@ -95,15 +95,17 @@ func TestSnapshotArchives(t *testing.T) {
 			t.Errorf("%s: sha256 %s, checksums.txt says %s", name, sum, sums[name])
 		}
 		files := archiveFiles(t, path)
-		exe := "mcpsnoop"
+		exes := []string{"mcpsnoop", "mcpsnoop-shim"}
 		if strings.HasPrefix(target, "windows_") {
-			exe = "mcpsnoop.exe"
+			exes = []string{"mcpsnoop-shim.exe", "mcpsnoop.exe"}
 		}
-		if !slices.Equal(slices.Sorted(mapKeys(files)), []string{"README.md", exe}) {
-			t.Errorf("%s holds %v, want README.md and %s", name, slices.Sorted(mapKeys(files)), exe)
+		if want := append([]string{"README.md"}, exes...); !slices.Equal(slices.Sorted(mapKeys(files)), want) {
+			t.Errorf("%s holds %v, want %v", name, slices.Sorted(mapKeys(files)), want)
 		}
-		if mode := files[exe]; mode&0o111 == 0 && !strings.HasPrefix(target, "windows_") {
-			t.Errorf("%s: %s is not executable (%v)", name, exe, mode)
+		for _, exe := range exes {
+			if mode := files[exe]; mode&0o111 == 0 && !strings.HasPrefix(target, "windows_") {
+				t.Errorf("%s: %s is not executable (%v)", name, exe, mode)
+			}
 		}
 	}
 
@@ -112,12 +114,18 @@ func TestSnapshotArchives(t *testing.T) {
 	if !slices.Contains(targets, target) {
 		t.Skipf("no archive for %s", target)
 	}
-	bin := extractBinary(t, filepath.Join(s.Dist, archiveName(s.Version, target)))
+	bin := extractBinary(t, filepath.Join(s.Dist, archiveName(s.Version, target)), "mcpsnoop")
 	out, err := exec.Command(bin, "version").Output()
 	if err != nil {
 		t.Fatalf("%s version: %v", bin, err)
 	}
 	checkVersionOutput(t, string(out), s)
+	// The shim's own binary is of the same release: wrap asks it.
+	shim := extractBinary(t, filepath.Join(s.Dist, archiveName(s.Version, target)), "mcpsnoop-shim")
+	out, err = exec.Command(shim, "--version").Output()
+	if err != nil || string(out) != "mcpsnoop-shim "+s.Version+"\n" {
+		t.Errorf("%s --version: %q, %v; want mcpsnoop-shim %s", shim, out, err, s.Version)
+	}
 }
 
 // checkVersionOutput checks `mcpsnoop version` of a release build: its
@@ -202,8 +210,9 @@ func tarFile(r io.Reader, name string) ([]byte, error) {
 	}
 }
 
-// extractBinary writes the mcpsnoop binary of a .tar.gz to a temp folder.
-func extractBinary(t *testing.T, path string) string {
+// extractBinary writes the binary called name of a .tar.gz to a temp
+// folder.
+func extractBinary(t *testing.T, path, name string) string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -218,12 +227,12 @@ func extractBinary(t *testing.T, path string) string {
 	for {
 		h, err := tr.Next()
 		if err != nil {
-			t.Fatalf("%s: no mcpsnoop inside: %v", path, err)
+			t.Fatalf("%s: no %s inside: %v", path, name, err)
 		}
-		if h.Name != "mcpsnoop" {
+		if h.Name != name {
 			continue
 		}
-		out := filepath.Join(t.TempDir(), "mcpsnoop")
+		out := filepath.Join(t.TempDir(), name)
 		w, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY, 0o755)
 		if err != nil {
 			t.Fatal(err)

@@ -2,8 +2,8 @@
 // Builds the seven npm packages from GoReleaser's output: the mcpsnoop
 // launcher package (packaging/npm/mcpsnoop, with its version and exact-version
 // optional dependencies filled in) and one package per platform holding
-// that platform's binary (mcpsnoop-<os>-<cpu>, with os, cpu and
-// files: ["bin/"]), the layout esbuild and biome use. The platform
+// that platform's binaries, mcpsnoop and mcpsnoop-shim (mcpsnoop-<os>-<cpu>,
+// with os, cpu and files: ["bin/"]), the layout esbuild and biome use. The platform
 // packages are unscoped: the @mcpsnoop scope belongs to another publisher
 // (packaging/README.md says how the names were chosen).
 //
@@ -22,6 +22,10 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 // GoReleaser's goos/goarch -> npm's os/cpu (process.platform/process.arch).
 const OS = { linux: 'linux', darwin: 'darwin', windows: 'win32' };
 const CPU = { amd64: 'x64', arm64: 'arm64' };
+// The binaries each platform package holds: GoReleaser's build ids, which
+// are also the binaries' names. mcpsnoop-shim is what wrap writes into
+// client configs when it finds it beside mcpsnoop.
+const BINARIES = ['mcpsnoop', 'mcpsnoop-shim'];
 // The platform packages' names: mcpsnoop-<os>-<cpu> (bin/mcpsnoop.js has
 // the same list).
 const PREFIX = 'mcpsnoop-';
@@ -90,16 +94,20 @@ function main() {
     if (!os || !cpu) {
       die(`binary ${a.path} is for ${a.goos}/${a.goarch}, which has no npm package`);
     }
-    const key = `${os}-${cpu}`;
+    const id = a.extra && a.extra.ID;
+    if (!BINARIES.includes(id)) {
+      die(`binary ${a.path} is of build ${JSON.stringify(id)}, which no npm package holds`);
+    }
+    const key = `${os}-${cpu}/${id}`;
     if (binaries.has(key)) {
-      die(`two binaries for ${key}: ${binaries.get(key)} and ${a.path}`);
+      die(`two ${id} binaries for ${os}-${cpu}: ${binaries.get(key)} and ${a.path}`);
     }
     binaries.set(key, a.path);
   }
   const wanted = Object.values(OS).flatMap((os) => Object.values(CPU).map((cpu) => `${os}-${cpu}`));
-  const missing = wanted.filter((k) => !binaries.has(k));
+  const missing = wanted.flatMap((k) => BINARIES.map((id) => `${k}/${id}`)).filter((k) => !binaries.has(k));
   if (missing.length > 0) {
-    die(`${path.join(opts.dist, 'artifacts.json')} has no binary for ${missing.join(', ')}; the launcher needs all six`);
+    die(`${path.join(opts.dist, 'artifacts.json')} has no binary for ${missing.join(', ')}; the packages need both binaries for all six platforms`);
   }
 
   const launcherSrc = path.join(here, 'mcpsnoop');
@@ -110,16 +118,19 @@ function main() {
     const [os, cpu] = key.split('-');
     const name = `${PREFIX}${key}`;
     const dir = path.join(opts.out, key);
-    const exe = os === 'win32' ? 'mcpsnoop.exe' : 'mcpsnoop';
     fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
-    // GoReleaser's paths are relative to the folder it ran in, which holds dist.
-    const src = path.isAbsolute(binaries.get(key)) ? binaries.get(key) : path.join(path.dirname(path.resolve(opts.dist)), binaries.get(key));
-    fs.copyFileSync(src, path.join(dir, 'bin', exe));
-    fs.chmodSync(path.join(dir, 'bin', exe), 0o755);
+    for (const id of BINARIES) {
+      const exe = os === 'win32' ? `${id}.exe` : id;
+      const built = binaries.get(`${key}/${id}`);
+      // GoReleaser's paths are relative to the folder it ran in, which holds dist.
+      const src = path.isAbsolute(built) ? built : path.join(path.dirname(path.resolve(opts.dist)), built);
+      fs.copyFileSync(src, path.join(dir, 'bin', exe));
+      fs.chmodSync(path.join(dir, 'bin', exe), 0o755);
+    }
     writeJSON(path.join(dir, 'package.json'), {
       name,
       version,
-      description: `The mcpsnoop binary for ${os} ${cpu}, version ${version}. Install mcpsnoop, which depends on it, not this package.`,
+      description: `The mcpsnoop binaries for ${os} ${cpu}, version ${version}. Install mcpsnoop, which depends on it, not this package.`,
       homepage: template.homepage,
       repository: { type: 'git', url: template.repository.url, directory: 'packaging/npm' },
       os: [os],
@@ -130,7 +141,7 @@ function main() {
     });
     fs.writeFileSync(
       path.join(dir, 'README.md'),
-      `# ${name}\n\nThe \`mcpsnoop\` binary for ${os} ${cpu}, version ${version}. Install ` +
+      `# ${name}\n\nThe \`mcpsnoop\` and \`mcpsnoop-shim\` binaries for ${os} ${cpu}, version ${version}. Install ` +
         `[mcpsnoop](https://www.npmjs.com/package/mcpsnoop) instead: it lists this package as an optional ` +
         `dependency, npm installs it on ${os} ${cpu} machines only, and its launcher runs the binary.\n`,
     );
