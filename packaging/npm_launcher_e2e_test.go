@@ -123,7 +123,7 @@ func TestNPXWrapOutlivesTheCache(t *testing.T) {
 	}
 
 	// An installed launcher (the project's node_modules) writes the path of
-	// its binary, which stays where it is.
+	// the mcpsnoop-shim beside its binary, which stays where it is.
 	cmd := in.launcher(t.TempDir(), "wrap", "--config", cfg, "notes")
 	if out, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(out), "npx's cache") {
 		t.Fatalf("the installed launcher's wrap: %v\n%s", err, out)
@@ -132,7 +132,7 @@ func TestNPXWrapOutlivesTheCache(t *testing.T) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if got := doc.MCPServers["notes"].Command; !strings.HasPrefix(got, in.Project) || filepath.Base(got) != "mcpsnoop" {
-		t.Errorf("the installed launcher's entry runs %q, want its binary under %s", got, in.Project)
+	if got := doc.MCPServers["notes"].Command; !strings.HasPrefix(got, in.Project) || filepath.Base(got) != "mcpsnoop-shim" {
+		t.Errorf("the installed launcher's entry runs %q, want its mcpsnoop-shim under %s", got, in.Project)
 	}
 }

@@ -262,6 +262,8 @@ func TestHomebrewCask(t *testing.T) {
 		`cask "mcpsnoop" do`,
 		`version "` + s.Version + `"`,
 		`binary "mcpsnoop"`,
+		`binary "mcpsnoop-shim"`,
+		`"#{staged_path}/mcpsnoop-shim"`, // out of quarantine too
 		`homepage "https://github.com/mcpsnoop/mcpsnoop"`,
 		`"com.apple.quarantine"`,
 		`generate_completions_from_executable "mcpsnoop", "completion"`,

@@ -58,8 +58,10 @@ func newWrapCmd() *cobra.Command {
 becomes this mcpsnoop binary and its args the shim's flags (--label, by
 default the server's key, and --log-dir when given), "--" and the old
 command and args, so every session it has is recorded. Restart the server
-in the client to apply it. A copy of mcpsnoop that npx runs from its cache
-(npx mcpsnoop wrap ...), which npm may clear, writes "npx -y
+in the client to apply it. When mcpsnoop-shim (the shim on its own, which
+starts faster and holds less memory) of this version is installed beside
+this binary, the entries run it instead. A copy of mcpsnoop that npx runs
+from its cache (npx mcpsnoop wrap ...), which npm may clear, writes "npx -y
 mcpsnoop@VERSION" as the command instead of its own path; a global or a
 project's npm install writes its path, which stays.
 
