@@ -131,10 +131,12 @@ func wineEnv(prefix string) []string {
 	)
 }
 
-// build cross-compiles mcpsnoop and the test server for Windows.
+// build cross-compiles mcpsnoop, mcpsnoop-shim and the test server for
+// Windows.
 func (w *wine) build() error {
 	for _, b := range []struct{ pkg, exe string }{
 		{"github.com/mcpsnoop/mcpsnoop/cmd/mcpsnoop", "mcpsnoop.exe"},
+		{"github.com/mcpsnoop/mcpsnoop/cmd/mcpsnoop-shim", "mcpsnoop-shim.exe"},
 		{"./testdata/winserver", "winserver.exe"},
 	} {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(w.bin, b.exe), b.pkg)

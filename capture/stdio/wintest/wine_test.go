@@ -83,8 +83,19 @@ func TestWineSession(t *testing.T) {
 	w := setup(t)
 	server := w.exe("winserver.exe")
 	direct, _ := exchange(t, w.command(server, "serve"))
-	logDir := filepath.Join(w.root, "session logs")
-	shimmed, stderr := exchange(t, w.command(w.exe("mcpsnoop.exe"), "--log-dir", win(logDir), "--", server, "serve"))
+	// Both binaries that run the shim: mcpsnoop-shim is what wrap writes
+	// into a Windows client's config.
+	for _, shim := range []string{"mcpsnoop.exe", "mcpsnoop-shim.exe"} {
+		t.Run(shim, func(t *testing.T) { testWineSession(t, w, shim, server, direct) })
+	}
+	if out, errOut, code := w.run(t, "", nil, w.exe("mcpsnoop-shim.exe"), "--version"); code != 0 || strings.TrimSpace(out) != "mcpsnoop-shim 0.0.0-dev" {
+		t.Errorf("mcpsnoop-shim --version: exit %d\n%q%s", code, out, errOut)
+	}
+}
+
+func testWineSession(t *testing.T, w *wine, shim, server string, direct []byte) {
+	logDir := filepath.Join(w.root, "session logs of "+strings.TrimSuffix(shim, ".exe"))
+	shimmed, stderr := exchange(t, w.command(w.exe(shim), "--log-dir", win(logDir), "--", server, "serve"))
 	if !bytes.Equal(direct, shimmed) {
 		t.Errorf("through the shim the client read\n%q\nthe server alone wrote\n%q", shimmed, direct)
 	}
