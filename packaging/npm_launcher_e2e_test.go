@@ -98,17 +98,7 @@ func TestNPXWrapOutlivesTheCache(t *testing.T) {
 	if note == nil || !strings.Contains(filepath.ToSlash(note[1]), "/_npx/") || !strings.HasPrefix(note[1], in.Cache) {
 		t.Errorf("wrap did not say it writes npx (the binary in the cache %s):\n%s", in.Cache, out)
 	}
-	var doc struct {
-		MCPServers map[string]struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		} `json:"mcpServers"`
-	}
-	data, _ := os.ReadFile(cfg)
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	e := doc.MCPServers["notes"]
+	e := serverEntry(t, cfg, "notes")
 	if want := []string{"-y", "mcpsnoop@" + in.Version, "--label", "notes", "--", "node", "notes.js"}; e.Command != "npx" || !slices.Equal(e.Args, want) {
 		t.Errorf("the entry runs %s %q, want npx %q", e.Command, e.Args, want)
 	}
@@ -128,11 +118,7 @@ func TestNPXWrapOutlivesTheCache(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(out), "npx's cache") {
 		t.Fatalf("the installed launcher's wrap: %v\n%s", err, out)
 	}
-	data, _ = os.ReadFile(cfg)
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	if got := doc.MCPServers["notes"].Command; !strings.HasPrefix(got, in.Project) || filepath.Base(got) != "mcpsnoop-shim" {
+	if got := serverEntry(t, cfg, "notes").Command; !strings.HasPrefix(got, in.Project) || filepath.Base(got) != "mcpsnoop-shim" {
 		t.Errorf("the installed launcher's entry runs %q, want its mcpsnoop-shim under %s", got, in.Project)
 	}
 }

@@ -33,17 +33,7 @@ func TestNPMWrapWritesTheShim(t *testing.T) {
 	if out, err := in.launcher(home, "wrap", "--config", cfg, "--log-dir", logs, "everything").CombinedOutput(); err != nil || strings.Contains(string(out), "warning") {
 		t.Fatalf("wrap: %v\n%s", exitDetail(err), out)
 	}
-	var doc struct {
-		MCPServers map[string]struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		} `json:"mcpServers"`
-	}
-	data, _ := os.ReadFile(cfg)
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	e := doc.MCPServers["everything"]
+	e := serverEntry(t, cfg, "everything")
 	exe := "mcpsnoop-shim"
 	if npmPlatform()[:5] == "win32" {
 		exe += ".exe"
@@ -67,4 +57,26 @@ func TestNPMWrapWritesTheShim(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "check passed") || !strings.Contains(string(out), "missing_frames=0") {
 		t.Errorf("check of the shim's log: %v\n%s", exitDetail(err), out)
 	}
+}
+
+// entry is a server's command and args in a client config.
+type entry struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+}
+
+// serverEntry reads the entry of server name under mcpServers in cfg.
+func serverEntry(t *testing.T, cfg, name string) entry {
+	t.Helper()
+	var doc struct {
+		MCPServers map[string]entry `json:"mcpServers"`
+	}
+	data, err := os.ReadFile(cfg)
+	if err == nil {
+		err = json.Unmarshal(data, &doc)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc.MCPServers[name]
 }

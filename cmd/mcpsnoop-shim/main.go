@@ -7,13 +7,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 
 	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
+	"github.com/mcpsnoop/mcpsnoop/internal/appversion"
 	"github.com/spf13/cobra"
 )
 
@@ -37,12 +36,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	var cf *capturecli.Failure
-	if errors.As(err, &cf) {
-		if cf.Msg != "" {
-			fmt.Fprintln(stderr, cf.Msg)
-		}
-		return cf.Code
+	if code, ok := capturecli.ExitCode(err, stderr); ok {
+		return code
 	}
 	fmt.Fprintf(stderr, "mcpsnoop-shim: %v\n", err) // a flag error from cobra
 	return 2
@@ -63,7 +58,7 @@ configs when it is installed beside mcpsnoop. Check, view and export its
 logs with mcpsnoop.`,
 		Example: `  mcpsnoop-shim -- node build/index.js
   mcpsnoop-shim --label files --redact-secrets -- npx -y @modelcontextprotocol/server-filesystem .`,
-		Version:       appVersion(),
+		Version:       appversion.Of(version),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -74,16 +69,4 @@ logs with mcpsnoop.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	capturecli.SetUpShim(root, "mcpsnoop-shim")
 	return root
-}
-
-// appVersion is the build's version: the linker-set one, else the module
-// version `go install` recorded, else 0.0.0-dev.
-func appVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && len(bi.Main.Version) > 1 && bi.Main.Version[0] == 'v' {
-		return bi.Main.Version[1:]
-	}
-	return "0.0.0-dev"
 }

@@ -56,12 +56,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return ee.code
 	}
-	var cf *capturecli.Failure // the shim's, from the package both binaries share
-	if errors.As(err, &cf) {
-		if cf.Msg != "" {
-			fmt.Fprintln(stderr, cf.Msg)
-		}
-		return cf.Code
+	if code, ok := capturecli.ExitCode(err, stderr); ok { // the shim's
+		return code
 	}
 	// Usage errors from cobra itself: unknown flags, bad flag values.
 	fmt.Fprintf(stderr, "mcpsnoop: %v\n", err)

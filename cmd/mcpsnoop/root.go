@@ -4,26 +4,17 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"io"
 	"os/exec"
-	"runtime/debug"
 	"strings"
 
+	"github.com/mcpsnoop/mcpsnoop/internal/appversion"
 	"github.com/spf13/cobra"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = ""
 
-// appVersion is the build's version: the linker-set one, else the module
-// version `go install` recorded, else 0.0.0-dev.
-func appVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && len(bi.Main.Version) > 1 && bi.Main.Version[0] == 'v' {
-		return bi.Main.Version[1:]
-	}
-	return "0.0.0-dev"
-}
+// appVersion is the build's version (see appversion.Of).
+func appVersion() string { return appversion.Of(version) }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
-	"github.com/mcpsnoop/mcpsnoop/otlpsink"
 	"github.com/spf13/cobra"
 )
 
@@ -125,11 +125,7 @@ func writeTrustGrants(out io.Writer, p *capture.ProjectConfig) {
 	for _, ig := range ignored {
 		switch {
 		case ig.Key == "otlp-endpoint":
-			shown := "(not a URL)"
-			if u, err := otlpsink.ParseEndpoint(ig.Value); err == nil {
-				shown = otlpsink.ShowURL(u)
-			}
-			grants = append(grants, fmt.Sprintf("stream every call it records to %s, with %d header(s) of its own", shown, len(p.Config.OTLPHeaders)))
+			grants = append(grants, fmt.Sprintf("stream every call it records to %s, with %d header(s) of its own", capturecli.ShowEndpoint(ig.Value), len(p.Config.OTLPHeaders)))
 		case ig.Key == "otlp-header":
 			if p.Config.OTLPEndpoint == nil {
 				grants = append(grants, "send OTLP headers (it names no collector)")

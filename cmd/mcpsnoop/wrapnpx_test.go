@@ -58,19 +58,10 @@ func TestWrapFromNPXCache(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, `note: this mcpsnoop runs from npx's cache, which npm may clear, so the entries run "npx -y mcpsnoop@1.2.3" instead of `+bin) {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	var doc struct {
-		MCPServers map[string]struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		} `json:"mcpServers"`
-	}
-	if err := json.Unmarshal([]byte(readString(t, cfg)), &doc); err != nil {
-		t.Fatal(err)
-	}
-	e := doc.MCPServers["notes"]
+	command, args := wrappedEntry(t, cfg, "notes")
 	want := []string{"-y", "mcpsnoop@1.2.3", "--label", "notes", "--log-dir", "/ci/logs", "--", "node", "notes.js"}
-	if e.Command != "npx" || !slices.Equal(e.Args, want) {
-		t.Errorf("entry: %s %q, want npx %q", e.Command, e.Args, want)
+	if command != "npx" || !slices.Equal(args, want) {
+		t.Errorf("entry: %s %q, want npx %q", command, args, want)
 	}
 	if code, stdout, _ := wrapRun(t, "wrap", "--config", cfg, "notes"); code != 0 || !strings.Contains(stdout, "already wrapped") {
 		t.Errorf("second wrap: exit %d\n%s", code, stdout)
@@ -81,4 +72,20 @@ func TestWrapFromNPXCache(t *testing.T) {
 	if _, err := os.Stat(cfg + ".mcpsnoop.bak"); err == nil {
 		t.Errorf("the backup stayed after the last unwrap")
 	}
+}
+
+// wrappedEntry is the command and args of a server in a client config.
+func wrappedEntry(t *testing.T, cfg, name string) (string, []string) {
+	t.Helper()
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(readString(t, cfg)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	e := doc.MCPServers[name]
+	return e.Command, e.Args
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,22 +32,6 @@ func installBeside(t *testing.T, bins map[string]string) string {
 		}
 	}
 	return dir
-}
-
-// wrappedEntry is the command and args of a server in a client config.
-func wrappedEntry(t *testing.T, cfg, name string) (string, []string) {
-	t.Helper()
-	var doc struct {
-		MCPServers map[string]struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		} `json:"mcpServers"`
-	}
-	if err := json.Unmarshal([]byte(readString(t, cfg)), &doc); err != nil {
-		t.Fatal(err)
-	}
-	e := doc.MCPServers[name]
-	return e.Command, e.Args
 }
 
 // wrap run by an installed mcpsnoop with mcpsnoop-shim beside it writes

@@ -35,11 +35,7 @@ func untrustedNotice(who string, p *capture.ProjectConfig, ignored []capture.Ign
 	for _, ig := range ignored {
 		switch {
 		case ig.Key == "otlp-endpoint":
-			shown := "(not a URL)"
-			if u, err := otlpsink.ParseEndpoint(ig.Value); err == nil {
-				shown = otlpsink.ShowURL(u)
-			}
-			what = append(what, fmt.Sprintf("otlp-endpoint %s", shown))
+			what = append(what, "otlp-endpoint "+ShowEndpoint(ig.Value))
 		case ig.Outside == "":
 			what = append(what, ig.Key)
 		default:
@@ -58,4 +54,15 @@ func untrustedNotice(who string, p *capture.ProjectConfig, ignored []capture.Ign
 	}
 	fmt.Fprintf(&b, "%s: if you trust it, review it and run: mcpsnoop trust %s\n", who, shellquote.Word(p.Dir))
 	return termsafe.Clean(b.String(), true)
+}
+
+// ShowEndpoint is a collector URL from a config file as messages show it
+// (otlpsink.ShowURL: no user info or query, which may carry a token), or
+// "(not a URL)".
+func ShowEndpoint(value string) string {
+	u, err := otlpsink.ParseEndpoint(value)
+	if err != nil {
+		return "(not a URL)"
+	}
+	return otlpsink.ShowURL(u)
 }
