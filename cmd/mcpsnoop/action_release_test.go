@@ -59,25 +59,33 @@ func TestGoReleaserConfig(t *testing.T) {
 		} `yaml:"homebrew_casks"`
 	}
 	readYAML(t, ".goreleaser.yaml", &cfg)
-	if cfg.Version != 2 || len(cfg.Builds) != 1 || len(cfg.Archives) != 1 || len(cfg.SBOMs) != 1 || len(cfg.Casks) != 1 {
+	if cfg.Version != 2 || len(cfg.Builds) != 2 || len(cfg.Archives) != 1 || len(cfg.SBOMs) != 1 || len(cfg.Casks) != 1 {
 		t.Fatalf("config %+v", cfg)
 	}
-	b := cfg.Builds[0]
-	if b.Main != "./cmd/mcpsnoop" || !slices.Contains(b.Env, "CGO_ENABLED=0") || !slices.Contains(b.Flags, "-trimpath") {
-		t.Errorf("build %+v", b)
-	}
-	if !slices.Equal(b.Goos, []string{"linux", "darwin", "windows"}) || !slices.Equal(b.Goarch, []string{"amd64", "arm64"}) {
-		t.Errorf("targets %v x %v", b.Goos, b.Goarch)
-	}
-	// Every -X names a variable of this package; renaming one would make
-	// the linker skip it without a word.
+	// mcpsnoop, and the shim's own binary beside it, built alike for the
+	// same targets. Every -X names a variable of its package (version,
+	// commit and date here; version in cmd/mcpsnoop-shim, whose tests check
+	// it reports it): renaming one would make the linker skip it without a
+	// word.
 	_ = []*string{&version, &commit, &date}
-	var set []string
-	for _, m := range regexp.MustCompile(`-X main\.(\w+)=`).FindAllStringSubmatch(strings.Join(b.Ldflags, " "), -1) {
-		set = append(set, m[1])
-	}
-	if !slices.Equal(set, []string{"version", "commit", "date"}) {
-		t.Errorf("ldflags set %v, want version, commit and date", set)
+	for i, want := range []struct {
+		main string
+		vars []string
+	}{{"./cmd/mcpsnoop", []string{"version", "commit", "date"}}, {"./cmd/mcpsnoop-shim", []string{"version"}}} {
+		b := cfg.Builds[i]
+		if b.Main != want.main || !slices.Contains(b.Env, "CGO_ENABLED=0") || !slices.Contains(b.Flags, "-trimpath") {
+			t.Errorf("build %d %+v, want %s", i, b, want.main)
+		}
+		if !slices.Equal(b.Goos, []string{"linux", "darwin", "windows"}) || !slices.Equal(b.Goarch, []string{"amd64", "arm64"}) {
+			t.Errorf("%s: targets %v x %v", b.Main, b.Goos, b.Goarch)
+		}
+		var set []string
+		for _, m := range regexp.MustCompile(`-X main\.(\w+)=`).FindAllStringSubmatch(strings.Join(b.Ldflags, " "), -1) {
+			set = append(set, m[1])
+		}
+		if !slices.Equal(set, want.vars) {
+			t.Errorf("%s: ldflags set %v, want %v", b.Main, set, want.vars)
+		}
 	}
 	// The names action/install.sh and packaging/ ask for.
 	if cfg.Archives[0].NameTemplate != "{{ .ProjectName }}_{{ .Version }}_{{ .Os }}_{{ .Arch }}" || cfg.Checksum.NameTemplate != "checksums.txt" {

@@ -104,14 +104,17 @@ func TestWrapWritesTheShimBinary(t *testing.T) {
 		t.Errorf("unwrap left:\n%s\nwant:\n%s", got, orig)
 	}
 
-	// A shim of another release beside mcpsnoop.
+	// A shim of another release beside mcpsnoop (whose version is Go's
+	// pseudo-version of the commit in a clean clone, 0.0.0-dev otherwise).
 	stale := installBeside(t, map[string]string{"mcpsnoop": full, "mcpsnoop-shim": testbin.Build(t, "../mcpsnoop-shim", "-ldflags=-X main.version=9.9.9")})
 	dir = stale
+	out, _ := mcpsnoop("--version")
+	ours := strings.TrimPrefix(strings.TrimSpace(out), "mcpsnoop ")
 	_, stderr := mcpsnoop("wrap", "--config", cfg, "notes")
 	if command, _ := wrappedEntry(t, cfg, "notes"); command != filepath.Join(stale, "mcpsnoop") {
 		t.Errorf("with a shim of another version the entry runs %s, want mcpsnoop", command)
 	}
-	if want := `says "mcpsnoop-shim 9.9.9", not "mcpsnoop-shim 0.0.0-dev"; the entries run ` + filepath.Join(stale, "mcpsnoop") + " instead"; !strings.Contains(stderr, want) {
+	if want := `says "mcpsnoop-shim 9.9.9", not "mcpsnoop-shim ` + ours + `"; the entries run ` + filepath.Join(stale, "mcpsnoop") + " instead"; !strings.Contains(stderr, want) {
 		t.Errorf("wrap's warning:\n%s\nwant it to contain %s", stderr, want)
 	}
 }
