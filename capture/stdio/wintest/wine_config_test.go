@@ -63,8 +63,8 @@ func TestWineStateDir(t *testing.T) {
 
 // wrap and unwrap on a Claude Desktop config whose paths hold spaces, with
 // LF and with CRLF line ends: the wrapped entry starts the server through
-// mcpsnoop (a client session runs through it), and unwrap gives back the
-// file byte for byte.
+// mcpsnoop-shim.exe (a client session runs through it), and unwrap gives
+// back the file byte for byte.
 func TestWineWrapUnwrap(t *testing.T) {
 	w := setup(t)
 	server := w.exe("winserver.exe")
@@ -109,7 +109,9 @@ func TestWineWrapUnwrap(t *testing.T) {
 		}
 		entry := cfg.MCPServers["files"]
 		tail := []string{"--", server, "serve", `C:\Users\me\My Documents`}
-		if entry.Command != w.exe("mcpsnoop.exe") || len(entry.Args) < len(tail) ||
+		// mcpsnoop-shim.exe of the same version sits beside mcpsnoop.exe,
+		// as in a release: wrap asked it its version and writes it.
+		if entry.Command != w.exe("mcpsnoop-shim.exe") || len(entry.Args) < len(tail) ||
 			strings.Join(entry.Args[len(entry.Args)-len(tail):], "\x00") != strings.Join(tail, "\x00") {
 			t.Fatalf("wrapped entry: %q %q", entry.Command, entry.Args)
 		}
