@@ -116,7 +116,7 @@ func (s *session) keepRequestForBlame(fc *frameCtx, c *call) {
 		return
 	}
 	rev := fc.revision()
-	if !wire.Known(rev) {
+	if !wire.Known(rev) || !wire.Linked() { // nothing could judge it
 		return
 	}
 	c.blameRaw, c.blameRev = append([]byte(nil), raw...), clone(rev)

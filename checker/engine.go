@@ -74,13 +74,14 @@ type Config struct {
 	// --blame); nil means every party. The run's own findings (assertions,
 	// the gate's inputs) are judged whatever it says.
 	Blame []Party
-	// WithoutSchemas runs the engine in a program that does not link the
-	// schema validator (package wire/schemacheck): the stdio shim's own
-	// binary, whose live span sink needs calls, not verdicts. Wire cannot
-	// be asked for, and a refused request is not judged against its
-	// schema, so blame may differ from a check's. Without it, New panics
-	// when the validator is not linked, rather than let a check pass
-	// frames it never validated.
+	// WithoutSchemas lets the engine run in a program that does not link
+	// the schema validator (package wire/schemacheck): the stdio shim's
+	// own binary, whose live span sink needs calls, not verdicts. Wire
+	// cannot be asked for; where no validator is linked, a refused
+	// request is not judged against its schema (the blame of a finding,
+	// which such an engine's user drops). Without it, New panics when the
+	// validator is not linked, rather than let a check pass frames it
+	// never validated.
 	WithoutSchemas bool
 }
 
@@ -119,7 +120,11 @@ type Engine struct {
 	part *partState // set on an engine made by NewPart (parts.go)
 }
 
-// New returns an engine for cfg.
+// New returns an engine for cfg. A program that makes engines links the
+// schema validator (import _ "github.com/mcpsnoop/mcpsnoop/checker/wire/schemacheck",
+// as mcpsnoop's main and the tests of every package that checks do), or
+// sets cfg.WithoutSchemas; otherwise New panics, wire on or not, since a
+// refusal's blame needs the schemas too.
 func New(cfg Config) *Engine {
 	if cfg.FailOn == nil {
 		cfg.FailOn = DefaultFailOn

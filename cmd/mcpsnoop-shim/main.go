@@ -25,7 +25,8 @@ func main() {
 }
 
 // run executes the shim with args and returns the exit code: the server's,
-// or 2 for a usage error.
+// or 2 for a usage error. Its lines begin "mcpsnoop:", as those of
+// mcpsnoop running the shim do: it is the same shim.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
 	if args == nil {
@@ -39,7 +40,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := capturecli.ExitCode(err, stderr); ok {
 		return code
 	}
-	fmt.Fprintf(stderr, "mcpsnoop-shim: %v\n", err) // a flag error from cobra
+	fmt.Fprintf(stderr, "mcpsnoop: %v\n", err) // cobra's own, as mcpsnoop says it
 	return 2
 }
 

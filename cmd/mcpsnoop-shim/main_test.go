@@ -82,7 +82,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"--version"}, 0, "mcpsnoop-shim 0.0.0-dev\n", ""},
 		{[]string{"--label", "x"}, 2, "", "mcpsnoop: no server command to run: mcpsnoop-shim [flags] -- <server command> [args...]\n"},
 		{[]string{"--kill-grace", "0s", "--", "true"}, 2, "", "mcpsnoop: --kill-grace must be positive, got 0s\n"},
-		{[]string{"--no-such-flag"}, 2, "", "mcpsnoop-shim: unknown flag: --no-such-flag\n"},
+		{[]string{"--no-such-flag"}, 2, "", "mcpsnoop: unknown flag: --no-such-flag\n"},
 	} {
 		var out, errOut bytes.Buffer
 		code := run(tc.args, strings.NewReader(""), &out, &errOut)

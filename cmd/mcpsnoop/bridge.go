@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/capture/stdio"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"github.com/mcpsnoop/mcpsnoop/serve"
 	"github.com/mcpsnoop/mcpsnoop/serve/bridge"
 	"github.com/spf13/cobra"

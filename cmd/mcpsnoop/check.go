@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"io"
 	"os"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/baseline"
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"github.com/mcpsnoop/mcpsnoop/codeclimate"
 	"github.com/mcpsnoop/mcpsnoop/ingest"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"

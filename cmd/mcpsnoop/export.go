@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"github.com/mcpsnoop/mcpsnoop/export"
 	"github.com/mcpsnoop/mcpsnoop/ghactions"
 	"github.com/mcpsnoop/mcpsnoop/internal/atomicfile"

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/capture/httpcapture"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"github.com/spf13/cobra"
 )
 

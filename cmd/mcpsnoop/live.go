@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"github.com/mcpsnoop/mcpsnoop/internal/termsafe"
 	"github.com/mcpsnoop/mcpsnoop/replay"
 	"github.com/mcpsnoop/mcpsnoop/viewer"

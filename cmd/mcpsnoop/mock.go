@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"net/http"
 	"os"
 	"os/signal"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/capture/stdio"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"github.com/mcpsnoop/mcpsnoop/serve"
 	"github.com/mcpsnoop/mcpsnoop/serve/mock"
 	"github.com/spf13/cobra"

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"io"
 	"os"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 	"github.com/mcpsnoop/mcpsnoop/capture"
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"github.com/mcpsnoop/mcpsnoop/internal/progress"
 	"github.com/mcpsnoop/mcpsnoop/viewer"
 	"github.com/spf13/cobra"

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"io"
 	"os/exec"
 	"strings"
 
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"github.com/mcpsnoop/mcpsnoop/internal/appversion"
 	"github.com/spf13/cobra"
 )

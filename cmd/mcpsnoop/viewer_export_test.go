@@ -3,11 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/mcpsnoop/mcpsnoop/capture"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/capture"
 )
 
 // TestViewerExporter: the viewer's exporter writes one session in each

@@ -5,12 +5,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mcpsnoop/mcpsnoop/cmd/internal/capturecli"
 	"github.com/mcpsnoop/mcpsnoop/viewer"
 )
 

@@ -359,8 +359,9 @@ func (j *wrapJob) pick(names []string, servers []clientconfig.Server, data []byt
 	return todo, nil
 }
 
-// findCommand decides what the wrapped entries run: this binary's path,
-// or npx's command when this mcpsnoop runs from npx's cache.
+// findCommand decides what the wrapped entries run: the path of the
+// mcpsnoop-shim of this version beside this binary, else this binary's
+// path; or npx's command when this mcpsnoop runs from npx's cache.
 func (j *wrapJob) findCommand() error {
 	binary, err := executablePath()
 	if err == nil {
@@ -384,9 +385,6 @@ func (j *wrapJob) findCommand() error {
 	}
 	// Entries run the shim's own binary when it is installed alongside:
 	// it starts faster and holds less memory than mcpsnoop.
-	if !j.wrap {
-		return nil
-	}
 	shim, why := shimBeside(binary)
 	if why != "" {
 		fmt.Fprintf(j.cmd.ErrOrStderr(), "mcpsnoop wrap: warning: %s; the entries run %s instead\n", termsafe.Clean(why, false), binary)

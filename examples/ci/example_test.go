@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -210,7 +211,7 @@ func TestWorkflowPins(t *testing.T) {
 		t.Fatalf("%d uses, mcpsnoop pinned at %q", uses, snoopPin)
 	}
 	install := loadJob(t, "workflow.yml", "agent").step(t, "Install mcpsnoop").Run
-	if !regexp.MustCompile(`github\.com/mcpsnoop/mcpsnoop/cmd/mcpsnoop@` + snoopPin + `(\s|$)`).MatchString(install) {
+	if !regexp.MustCompile(`github\.com/mcpsnoop/mcpsnoop/cmd/\.\.\.@` + snoopPin + `(\s|$)`).MatchString(install) {
 		t.Errorf("go install %q does not install the commit the action is pinned to (%s)", install, snoopPin)
 	}
 }
@@ -271,7 +272,9 @@ func TestRecipe(t *testing.T) {
 			t.Fatal(err)
 		}
 	} else {
-		goBuild(t, mcpsnoop, "../../cmd/mcpsnoop")
+		// Both binaries, as the workflow's go install .../cmd/... puts
+		// them: wrap writes mcpsnoop-shim into .mcp.json.
+		goBuild(t, tools+string(filepath.Separator), "../../cmd/mcpsnoop", "../../cmd/mcpsnoop-shim")
 	}
 	// The checkout, with the recipe's project folder where the workflow
 	// has it: its log folder is ${{ github.workspace }}/examples/ci/...
@@ -306,6 +309,9 @@ func TestRecipe(t *testing.T) {
 	before, _ := os.ReadFile(filepath.Join(project, ".mcp.json"))
 	if out := runStep(stepWrap); !strings.Contains(out, `wrapped "math"`) || !strings.Contains(out, `wrapped "notes"`) {
 		t.Fatalf("wrap:\n%s", out)
+	}
+	if wrapped, _ := os.ReadFile(filepath.Join(project, ".mcp.json")); os.Getenv("MCPSNOOP_TEST_BINARY") == "" && strings.Count(string(wrapped), strconv.Quote(filepath.Join(tools, "mcpsnoop-shim"))) != 2 {
+		t.Errorf("the wrapped servers do not both run %s:\n%s", filepath.Join(tools, "mcpsnoop-shim"), wrapped)
 	}
 	out := runStep(stepAgent)
 	for _, want := range []string{"notes/list_notes: ok: check the MCP traffic in CI | keep the logs as an artifact", "math/divide: ok: 42"} {

@@ -1,8 +1,9 @@
 package schemacheck
 
 import (
-	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 )
 
 // The messages that make up most of a capture: a tools/call request, its

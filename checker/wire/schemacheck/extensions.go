@@ -8,13 +8,12 @@ package schemacheck
 // sources.
 
 import (
-	"github.com/mcpsnoop/mcpsnoop/checker/wire"
-
 	"bytes"
 	_ "embed"
 	"fmt"
 	"sync"
 
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 

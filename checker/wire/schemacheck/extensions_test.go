@@ -1,10 +1,10 @@
 package schemacheck
 
 import (
-	"github.com/mcpsnoop/mcpsnoop/checker/wire"
-
 	"strings"
 	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 )
 
 // TestEventsExtension: the Events extension's messages are held to its

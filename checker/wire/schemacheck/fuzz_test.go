@@ -1,10 +1,10 @@
 package schemacheck
 
 import (
-	"github.com/mcpsnoop/mcpsnoop/checker/wire"
-
 	"encoding/json"
 	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 )
 
 // FuzzValidate feeds any JSON object as each kind of message under each

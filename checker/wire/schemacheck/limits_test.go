@@ -1,14 +1,13 @@
 package schemacheck
 
 import (
-	"github.com/mcpsnoop/mcpsnoop/checker/wire"
-
 	"bytes"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 

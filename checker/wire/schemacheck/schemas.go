@@ -1,8 +1,6 @@
 package schemacheck
 
 import (
-	"github.com/mcpsnoop/mcpsnoop/checker/wire"
-
 	"bytes"
 	"embed"
 	"fmt"
@@ -10,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 

@@ -1,10 +1,9 @@
 package schemacheck
 
 import (
-	"github.com/mcpsnoop/mcpsnoop/checker/wire"
-
 	"sync"
 
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 	"github.com/mcpsnoop/mcpsnoop/internal/jsonwalk"
 )
 

@@ -1,14 +1,14 @@
 package schemacheck
 
 import (
-	"github.com/mcpsnoop/mcpsnoop/checker/wire"
-
 	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 )
 
 // corpus is every JSON-RPC message of the captures under fixtures/, as

@@ -1,14 +1,13 @@
 package schemacheck
 
 import (
-	"github.com/mcpsnoop/mcpsnoop/checker/wire"
-
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 

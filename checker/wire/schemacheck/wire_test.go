@@ -1,8 +1,6 @@
 package schemacheck
 
 import (
-	"github.com/mcpsnoop/mcpsnoop/checker/wire"
-
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/mcpsnoop/mcpsnoop/checker/wire"
 )
 
 // The embedded schemas are the specification's files, unchanged: their

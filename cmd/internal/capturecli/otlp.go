@@ -15,12 +15,13 @@ type OTLPFlags struct {
 	headers  []string
 }
 
+// Register adds the flags to f.
 func (o *OTLPFlags) Register(f *pflag.FlagSet) {
 	f.StringVar(&o.endpoint, "otlp-endpoint", "", "also stream each call that ends as a span to this OTLP/HTTP JSON traces URL, e.g. http://localhost:4318/v1/traces (best effort: never delays traffic)")
 	f.StringArrayVar(&o.headers, "otlp-header", nil, "header NAME=VALUE sent to the OTLP endpoint, for collector auth or tenants (repeatable; never logged)")
 }
 
-// open starts the sink the flags ask for: nil when no endpoint is given.
+// Open starts the sink the flags ask for: nil when no endpoint is given.
 // An error is a usage error naming the flag (never a header's value).
 func (o *OTLPFlags) Open(who string, stderr io.Writer) (*otlpsink.Sink, error) {
 	if o.endpoint == "" {
@@ -45,7 +46,7 @@ type errString string
 
 func (e errString) Error() string { return string(e) }
 
-// tapLog routes a log's file through the sink, so that the spans come
+// TapLog routes a log's file through the sink, so that the spans come
 // from exactly the redacted frames the log is given, whether or not the
 // file keeps them; out unchanged without a sink.
 func TapLog(sink *otlpsink.Sink, out io.WriteCloser) io.WriteCloser {
@@ -55,7 +56,7 @@ func TapLog(sink *otlpsink.Sink, out io.WriteCloser) io.WriteCloser {
 	return sink.Tap(out)
 }
 
-// spanOnlyLog is what a capture with no log file (--no-trace, or a log
+// SpanOnlyLog is what a capture with no log file (--no-trace, or a log
 // that could not be opened) writes to when it streams spans: the sink's
 // tap over nothing.
 func SpanOnlyLog(sink *otlpsink.Sink) io.WriteCloser { return sink.Tap(nopCloser{io.Discard}) }
@@ -64,7 +65,7 @@ type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
 
-// closeSink flushes the sink (at most its flush time) and says on stderr
+// CloseSink flushes the sink (at most its flush time) and says on stderr
 // how many spans were lost, if any.
 func CloseSink(sink *otlpsink.Sink, stderr io.Writer, who string) {
 	if sink == nil {

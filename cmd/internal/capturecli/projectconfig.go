@@ -10,7 +10,7 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/otlpsink"
 )
 
-// loadProjectConfig reads the working directory's .mcpsnoop.toml for a
+// LoadProjectConfig reads the working directory's .mcpsnoop.toml for a
 // capture (the shim, mcpsnoop http): the config to apply, and, when the
 // file is not trusted and sets something only a trusted file may, the
 // notice that says what was ignored and how to trust it ("" otherwise),

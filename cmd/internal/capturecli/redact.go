@@ -14,6 +14,7 @@ type RedactFlags struct {
 	paths   []string
 }
 
+// Register adds the flags to f.
 func (r *RedactFlags) Register(f *pflag.FlagSet) {
 	f.BoolVar(&r.secrets, "redact-secrets", false, "replace with [REDACTED] the values of secret names (token, api_key, x-api-key, accessToken, password, authorization, cookie, ... in any case, with - or _; also key=value, --flag value and headers in text) and credentials of well-known formats (GitHub, AWS, OpenAI keys, JWTs, Bearer ...); see docs/reference/secrets.md")
 	f.StringArrayVar(&r.keys, "redact-key", nil, "replace the value of this object key, at any depth, case-insensitively (repeatable, or a comma-separated list)")
@@ -21,16 +22,17 @@ func (r *RedactFlags) Register(f *pflag.FlagSet) {
 	f.StringArrayVar(&r.paths, "redact-path", nil, "replace what this JSONPath (RFC 9535, over the JSON-RPC message) selects (repeatable)")
 }
 
+// Options are the flags as the capture package takes them.
 func (r *RedactFlags) Options() capture.RedactOptions {
 	return capture.RedactOptions{Secrets: r.secrets, Keys: r.keys, Values: r.values, Paths: r.paths}
 }
 
-// redactor compiles the flags; nil when none is set.
+// Redactor compiles the flags; nil when none is set.
 func (r *RedactFlags) Redactor() (*capture.Redactor, error) {
 	return capture.NewRedactor(r.Options())
 }
 
-// args spells the flags out again, for a shim this command starts.
+// Args spells the flags out again, for a shim this command starts.
 func (r *RedactFlags) Args() []string {
 	var out []string
 	if r.secrets {

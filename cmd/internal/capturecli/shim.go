@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// ShimUsage is the shim's command line, for the program named prog.
-func ShimUsage(prog string) string { return prog + " [flags] -- <server command> [args...]" }
+// shimUsage is the shim's command line, for the program named prog.
+func shimUsage(prog string) string { return prog + " [flags] -- <server command> [args...]" }
 
 // SetUpShim makes root, the command of the program named prog, the stdio
 // shim. Flag parsing stops at the first argument that is not a flag, so
@@ -22,7 +22,7 @@ func ShimUsage(prog string) string { return prog + " [flags] -- <server command>
 // explicit.
 func SetUpShim(root *cobra.Command, prog string) {
 	var o Options
-	root.Use = ShimUsage(prog)
+	root.Use = shimUsage(prog)
 	root.Args = cobra.ArbitraryArgs
 	f := root.Flags()
 	f.SetInterspersed(false)
@@ -42,7 +42,7 @@ func runShim(cmd *cobra.Command, args []string, o *Options, prog string) error {
 		if cmd.Flags().NFlag() == 0 {
 			return cmd.Help()
 		}
-		return shimFail("no server command to run: %s", ShimUsage(prog))
+		return shimFail("no server command to run: %s", shimUsage(prog))
 	}
 	if o.KillGrace <= 0 {
 		return shimFail("--kill-grace must be positive, got %s", o.KillGrace)

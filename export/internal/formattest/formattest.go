@@ -5,9 +5,6 @@
 package formattest
 
 import (
-	// The exports under test check their logs, as the mcpsnoop binary does.
-	_ "github.com/mcpsnoop/mcpsnoop/checker/wire/schemacheck"
-
 	"bytes"
 	"flag"
 	"fmt"
@@ -20,6 +17,9 @@ import (
 	"github.com/mcpsnoop/mcpsnoop/capture"
 	"github.com/mcpsnoop/mcpsnoop/checker"
 	"github.com/mcpsnoop/mcpsnoop/export"
+
+	// The exports under test check their logs, as the mcpsnoop binary does.
+	_ "github.com/mcpsnoop/mcpsnoop/checker/wire/schemacheck"
 )
 
 // Update is the -update flag: rewrite golden files instead of comparing.
