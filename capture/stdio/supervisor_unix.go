@@ -62,7 +62,7 @@ func startServer(argv []string, stdin, stdout, stderr *os.File, exited chan stru
 		return nil, nil, err
 	}
 	if shell := watcherShell(argv); shell != "" {
-		return startWatched(shell, argv, stdin, stdout, stderr, exited)
+		return startWatched(shell, path, argv, stdin, stdout, stderr, exited)
 	}
 	self := selfExecutable()
 	if self == "" {

@@ -11,9 +11,9 @@ import (
 	"testing"
 )
 
-// The server started under the watcher's shell gets the shim's environment
-// as it is, as a server started directly does: the shell's own PWD (set
-// when it starts, or corrected to the working directory) is put back.
+// The server started beside the watcher gets the shim's environment as it
+// is, as a server started directly does: no shell stands between them to
+// set PWD (dash and bash add it, or correct it to the working directory).
 func TestWatcherLeavesTheEnvironmentAlone(t *testing.T) {
 	envPath, err := exec.LookPath("env")
 	if err != nil {

@@ -3,58 +3,44 @@
 package stdio
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"syscall"
 )
 
 // Where a POSIX shell is at hand (every Unix but a distroless image), the
 // supervisor is not this program started again but a shell that does
-// less: it forks the watcher, a subshell that holds the lifeline and kills
-// the whole process group with SIGKILL once the lifeline ends, and then
-// execs the server in its own place. The server is then the shim's own
-// child, with the parent-death signal (Linux) and its exit status as it
-// is; the watcher is all the session costs besides the shim (a shell's
-// few hundred KB, where a Go supervisor holds the runtime and its share of
-// this program's binary, several MB, and takes its start-up).
+// less: the watcher, which holds the lifeline and kills the whole process
+// group with SIGKILL once the lifeline ends. The server is started first,
+// directly, as the shim's own child and the leader of a group of its own
+// (with the parent-death signal on Linux, and its exit status as it is);
+// the watcher is started right after it and joins that group. The watcher
+// is all the session costs besides the shim (a shell's few hundred KB,
+// where a Go supervisor holds the runtime and its share of this program's
+// binary, several MB, and takes its start-up).
 //
-// The watcher is forked twice so that it is no child of the server (a
-// server that waits for all its children would wait for it) but stays in
-// the group; it ignores SIGINT, SIGTERM and SIGHUP in itself alone (a
-// subshell's dispositions are not the server's), and it holds none of the
-// server's stdio. Its stdin is the lifeline, which the server does not
-// inherit. Descriptor 4 is held by the shell until it execs the server: the
-// shim waits for its end, so that the server is being started, as
-// exec.Cmd.Start has it, when startServer returns (the kill grace after
-// the end of input, say, is the server's own, not the shell's).
-//
-// A shell sets PWD when it starts (dash and bash add it, or correct it to
-// the working directory), which the server would then inherit; the first
-// argument says what the shim's own environment has ("=value", or "-" for
-// none), and the script puts that back before the exec.
-const watcherScript = `case $1 in =*) PWD=${1#=}; export PWD;; *) unset PWD;; esac; shift; ` +
-	`( { trap '' INT TERM HUP; while read -r _; do :; done; kill -9 0; } <&3 3<&- 4>&- >/dev/null 2>&1 & ); exec "$@" 3<&- 4>&-`
-
-// pwdArgument is watcherScript's first argument: the PWD of the shim's
-// environment, which the server inherits.
-func pwdArgument() string {
-	if v, ok := os.LookupEnv("PWD"); ok {
-		return "=" + v
-	}
-	return "-"
-}
+// Starting the server first keeps the shell off its path: a client waits
+// for the server, not for a shell to start and fork (a shell that forks
+// the watcher twice, then execs the server, took 4 to 6 ms more). The
+// watcher is the shim's child, not the server's (a server that waits for
+// all its children would wait for it), yet in the server's group; it
+// ignores SIGINT, SIGTERM and SIGHUP, and its only descriptor is the
+// lifeline, on its stdin. Until it has joined the group, a millisecond or
+// two after the server started and before startServer returns, a shim
+// killed with SIGKILL leaves the server to its parent-death signal (Linux;
+// on macOS it survives that window). A server that has already exited
+// leaves no group to join: there is nothing to watch then.
+const watcherScript = `trap '' INT TERM HUP; while read -r _; do :; done; kill -9 0`
 
 // shellPath is the shell that runs watcherScript; a variable for the tests
 // that run the Go supervisor instead.
 var shellPath = "/bin/sh"
 
-// watcherShell is the shell to start argv under, or "" when there is none
-// or argv cannot be given to its exec (a program named like an option).
+// watcherShell is the shell to run the watcher of argv in, or "" when
+// there is none (argv is then started under the Go supervisor).
 func watcherShell(argv []string) string {
-	if shellPath == "" || strings.HasPrefix(argv[0], "-") {
+	if shellPath == "" {
 		return ""
 	}
 	if fi, err := os.Stat(shellPath); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
@@ -63,35 +49,44 @@ func watcherShell(argv []string) string {
 	return shellPath
 }
 
-// startWatched starts argv (already found on PATH, so the shell's exec
-// finds the same program) under shell, in a process group of its own.
-func startWatched(shell string, argv []string, stdin, stdout, stderr *os.File, exited chan struct{}) (*exec.Cmd, *serverTree, error) {
-	lifeR, lifeW, err := os.Pipe()
-	if err != nil {
-		return nil, nil, err
-	}
-	execR, execW, err := os.Pipe()
-	if err != nil {
-		closeAll(lifeR, lifeW)
-		return nil, nil, err
-	}
-	cmd := exec.Command(shell, append([]string{"-c", watcherScript, "mcpsnoop-supervisor", pwdArgument()}, argv...)...)
+// startWatched starts argv, whose program is at path, in a process group of
+// its own, then the watcher in that group.
+func startWatched(shell, path string, argv []string, stdin, stdout, stderr *os.File, exited chan struct{}) (*exec.Cmd, *serverTree, error) {
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Args[0] = argv[0]
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.ExtraFiles = []*os.File{lifeR, execW} // fds 3 and 4
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	setParentDeathSignal(cmd.SysProcAttr) // the server, once the shell has exec'd it
-	err = startLocked(cmd, exited)
-	closeAll(lifeR, execW)
-	if err != nil {
-		closeAll(lifeW, execR)
+	setParentDeathSignal(cmd.SysProcAttr)
+	if err := startLocked(cmd, exited); err != nil {
 		return nil, nil, err
 	}
-	// The end of descriptor 4: the shell execs the server (or has ended).
-	_, _ = io.Copy(io.Discard, execR)
-	execR.Close()
-	done := func() {
-		lifeW.Close()
-		runtime.KeepAlive(lifeW)
+	done, err := startWatcher(shell, cmd.Process.Pid)
+	if err != nil {
+		done = func() {} // the server has exited, or no process can be started
 	}
 	return cmd, &serverTree{p: cmd.Process, done: done}, nil
+}
+
+// startWatcher starts the watcher in process group pgid; done ends its
+// lifeline.
+func startWatcher(shell string, pgid int) (done func(), err error) {
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	w := exec.Command(shell, "-c", watcherScript)
+	w.Args[0] = "mcpsnoop-watcher"
+	w.Stdin = lifeR
+	w.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
+	err = w.Start()
+	lifeR.Close()
+	if err != nil {
+		lifeW.Close()
+		return nil, err
+	}
+	go func() { _ = w.Wait() }() // it ends with the group, once done is called
+	return func() {
+		lifeW.Close()
+		runtime.KeepAlive(lifeW)
+	}, nil
 }
