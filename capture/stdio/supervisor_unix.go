@@ -61,7 +61,7 @@ func startServer(argv []string, stdin, stdout, stderr *os.File, exited chan stru
 	if err != nil {
 		return nil, nil, err
 	}
-	if shell := watcherShell(argv); shell != "" {
+	if shell := watcherShell(); shell != "" {
 		return startWatched(shell, path, argv, stdin, stdout, stderr, exited)
 	}
 	self := selfExecutable()

@@ -7,7 +7,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 
@@ -28,20 +27,7 @@ func main() {
 // or 2 for a usage error. Its lines begin "mcpsnoop:", as those of
 // mcpsnoop running the shim do: it is the same shim.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdin, stdout, stderr)
-	if args == nil {
-		args = []string{} // cobra would read os.Args for nil
-	}
-	root.SetArgs(args)
-	err := root.Execute()
-	if err == nil {
-		return 0
-	}
-	if code, ok := capturecli.ExitCode(err, stderr); ok {
-		return code
-	}
-	fmt.Fprintf(stderr, "mcpsnoop: %v\n", err) // cobra's own, as mcpsnoop says it
-	return 2
+	return capturecli.Run(newRootCmd(stdin, stdout, stderr), args, stderr, nil)
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {

@@ -40,26 +40,14 @@ func main() {
 
 // run executes mcpsnoop with args and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdin, stdout, stderr)
-	if args == nil {
-		args = []string{} // cobra would read os.Args for nil
-	}
-	root.SetArgs(args)
-	err := root.Execute()
-	if err == nil {
-		return 0
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
+	return capturecli.Run(newRootCmd(stdin, stdout, stderr), args, stderr, func(err error) (int, bool) {
+		var ee *exitError
+		if !errors.As(err, &ee) {
+			return 0, false
+		}
 		if ee.msg != "" {
 			fmt.Fprintln(stderr, ee.msg)
 		}
-		return ee.code
-	}
-	if code, ok := capturecli.ExitCode(err, stderr); ok { // the shim's
-		return code
-	}
-	// Usage errors from cobra itself: unknown flags, bad flag values.
-	fmt.Fprintf(stderr, "mcpsnoop: %v\n", err)
-	return 2
+		return ee.code, true
+	})
 }
